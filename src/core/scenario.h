@@ -1,0 +1,86 @@
+/* A scenario as the simulator needs it, independent of the file format:
+ * world, parameters, obstacles, goals, agent blocks, output settings.
+ * io/config.c fills it from YAML (docs/configuration.md); core/populate.c
+ * turns the agent blocks into agents. */
+#ifndef THRONG_SCENARIO_H
+#define THRONG_SCENARIO_H
+
+#include <stdint.h>
+#include "../kernels/goals.h"
+#include "../kernels/params.h"
+#include "../kernels/vec2.h"
+
+enum thr_layout {
+  THR_LAYOUT_GRID,    /* lattice filling a rectangle */
+  THR_LAYOUT_RANDOM,  /* uniform random, non-overlapping, in a rectangle */
+  THR_LAYOUT_DISK,    /* lattice points inside a disk */
+  THR_LAYOUT_ELLIPSE, /* lattice points inside an ellipse */
+  THR_LAYOUT_CIRCLE   /* evenly spaced on a circle */
+};
+
+enum thr_block_goal {
+  THR_BGOAL_NONE,      /* agents stand (no preferred velocity) */
+  THR_BGOAL_SET,       /* closest goal of a set of named goals */
+  THR_BGOAL_POINT,     /* one point for the whole block (+ jitter) */
+  THR_BGOAL_OFFSET,    /* start position + offset (+ jitter) */
+  THR_BGOAL_ANTIPODAL  /* start position mirrored through a centre */
+};
+
+typedef struct thr_block {
+  char name[64];
+  int line;        /* line of the block in the scenario file, for messages */
+  int layout;      /* enum thr_layout */
+  thr_vec2 min, max;    /* grid, random: the rectangle */
+  thr_vec2 center;      /* disk, ellipse, circle */
+  float rx, ry;         /* disk, circle: radius (rx = ry); ellipse: semi-axes */
+  long count;           /* number of agents; 0 = all lattice points */
+  float spacing_x, spacing_y; /* lattice spacing; 0 = derived from count/rows/cols */
+  int rows, cols;       /* grid: explicit lattice size; 0 = derived */
+  float jitter;         /* each coordinate displaced by U(-jitter, jitter) [m] */
+  float speed_mean, speed_spread; /* preferred speed U(mean - spread, mean + spread) */
+  float radius_min, radius_max;   /* radius U(min, max) */
+  float mass_min, mass_max;       /* mass U(min, max) */
+  int group;
+  int goal_kind;        /* enum thr_block_goal */
+  int goal_set;         /* THR_BGOAL_SET: index into the scenario's goal sets */
+  thr_vec2 goal_point;  /* POINT: the point; OFFSET: the offset; ANTIPODAL: the centre */
+  float goal_jitter;    /* goal displaced by U(-goal_jitter, goal_jitter) per coordinate */
+} thr_block;
+
+typedef struct thr_scenario {
+  char name[128];
+  char path[1024]; /* file the scenario came from */
+  uint64_t seed;
+  thr_vec2 world_min, world_max;
+  thr_params prm;
+  long steps; /* default run length (time.steps) */
+
+  /* obstacles: obstacle o has vertices verts[vfirst[o] .. vfirst[o+1]) */
+  int n_obstacles;
+  int *obs_vfirst;  /* [n_obstacles + 1] */
+  int *obs_closed;  /* [n_obstacles] polygon (1) or open polyline (0) */
+  int *obs_line;    /* [n_obstacles] source line */
+  int n_verts;
+  thr_vec2 *verts;
+
+  /* goals and goal sets (CSR) */
+  int n_goals;
+  thr_goal *goals;
+  char (*goal_names)[64];
+  int *goal_line;
+  int n_sets;
+  int *set_first; /* [n_sets + 1] */
+  int *set_items;
+
+  int n_blocks;
+  thr_block *blocks;
+
+  /* output */
+  char out_dir[1024];   /* output.dir; empty = out/<name> */
+  int trajectory_every; /* write agent positions every K steps; 0 = never */
+  int metrics_every;    /* write a metrics row every K steps; 0 = never */
+} thr_scenario;
+
+void thr_scenario_free(thr_scenario *sc);
+
+#endif

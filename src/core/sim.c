@@ -1,0 +1,229 @@
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../decomp/decomp.h"
+#include "populate.h"
+
+const char *thr_phase_name(int phase) {
+  static const char *names[THR_PHASE_COUNT] = {"predict",  "grid",     "stability", "long_range",
+                                               "contact",  "velocity", "xsph",      "halo",
+                                               "migrate",  "metrics"};
+  return phase >= 0 && phase < THR_PHASE_COUNT ? names[phase] : "?";
+}
+
+const char *thr_default_backend(void) {
+#ifdef THRONG_HAVE_CUDA
+  if (thr_cuda_device_count() > 0) return "cuda";
+#endif
+  return "cpu";
+}
+
+static thr_backend *create_backend(const char *name, char *err, size_t errlen) {
+  if (!strcmp(name, "cpu")) return thr_backend_cpu_create();
+  if (!strcmp(name, "cuda")) {
+#ifdef THRONG_HAVE_CUDA
+    return thr_backend_cuda_create(err, errlen);
+#else
+    snprintf(err, errlen, "--backend cuda: this build has no CUDA backend (configure with -DTHRONG_CUDA=ON)");
+    return NULL;
+#endif
+  }
+  snprintf(err, errlen, "--backend %s: unknown backend (known: cpu, cuda)", name);
+  return NULL;
+}
+
+static int keep_owned(uint32_t id, thr_vec2 x, void *user) {
+  (void)id;
+  return thr_decomp_owns((const thr_decomp *)user, x);
+}
+
+int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Comm comm, char *err,
+                 size_t errlen) {
+  memset(s, 0, sizeof *s);
+  s->comm = comm;
+  MPI_Comm_rank(comm, &s->rank);
+  MPI_Comm_size(comm, &s->nranks);
+  s->prm = sc->prm;
+  s->seed = sc->seed;
+  if (thr_world_init(&s->world, sc, &s->prm, thr_scenario_max_radius(sc), err, errlen)) return -1;
+  long n = thr_scenario_count(sc, err, errlen);
+  if (n < 0) return -1;
+  if (n > (long)UINT32_MAX) {
+    snprintf(err, errlen, "%s: %ld agents exceed the limit of %u", sc->path, n, UINT32_MAX);
+    return -1;
+  }
+  s->n_global = n;
+  if (thr_decomp_create(&s->dc, comm, &s->world, &s->prm, err, errlen)) return -2;
+
+  /* Create (and check) agents while the obstacle lists still cover the
+   * whole world: every rank checks every agent, and keeps its own. */
+  thr_agents owned;
+  thr_agents_init(&owned);
+  if (thr_populate(sc, &s->world, &s->prm, keep_owned, s->dc, &owned, err, errlen)) {
+    thr_agents_free(&owned);
+    return -1;
+  }
+  if (thr_world_set_window(&s->world, thr_decomp_window(s->dc), &s->prm)) {
+    snprintf(err, errlen, "out of memory building obstacle lists");
+    thr_agents_free(&owned);
+    return -2;
+  }
+
+  const char *name = backend ? backend : thr_default_backend();
+  s->be = create_backend(name, err, errlen);
+  if (!s->be) {
+    thr_agents_free(&owned);
+    return -1;
+  }
+  if (s->be->ops->set_world(s->be, &s->world, &s->prm) || s->be->ops->set_agents(s->be, &owned)) {
+    snprintf(err, errlen, "backend %s: out of memory for %zu agents", name, owned.n);
+    thr_agents_free(&owned);
+    return -2;
+  }
+  thr_agents_free(&owned);
+  /* a neighbour index for the initial state (metrics of step 0) */
+  s->be->ops->sort_owned(s->be);
+  thr_decomp_exchange(s->dc, s->be);
+  s->be->ops->build_index(s->be);
+  return 0;
+}
+
+void thr_sim_free(thr_sim *s) {
+  if (s->be) s->be->ops->destroy(s->be);
+  thr_decomp_free(s->dc);
+  thr_world_free(&s->world);
+  memset(s, 0, sizeof *s);
+}
+
+/* Run one backend phase and charge its time to `phase`. */
+#define PHASE(s, phase, call)                               \
+  do {                                                      \
+    double t0_ = MPI_Wtime();                               \
+    call;                                                   \
+    if ((s)->timing) (s)->be->ops->sync((s)->be);           \
+    (s)->timers.t[phase] += MPI_Wtime() - t0_;              \
+  } while (0)
+
+void thr_sim_step(thr_sim *s) {
+  const thr_backend_ops *B = s->be->ops;
+  thr_backend *b = s->be;
+  const thr_params *prm = &s->prm;
+
+  /* plan and predict (Algorithm 1 lines 1-5) */
+  PHASE(s, THR_PHASE_PREDICT, B->predict(b));
+  /* neighbours (lines 6-8): owned agents in (cell, id) order, then the
+   * decomposition moves agents and ghosts, then the full index */
+  PHASE(s, THR_PHASE_GRID, B->sort_owned(b));
+  PHASE(s, THR_PHASE_MIGRATE, thr_decomp_exchange(s->dc, b));
+  PHASE(s, THR_PHASE_GRID, B->build_index(b));
+  /* stability iterations (lines 9-15) */
+  for (int it = 0; it < prm->stability_iterations; ++it) {
+    PHASE(s, THR_PHASE_STABILITY, B->stability(b));
+    PHASE(s, THR_PHASE_HALO, thr_decomp_forward(s->dc, b, THR_HALO_X | THR_HALO_P));
+  }
+  /* constraint iterations (lines 16-21): long-range group, then contact */
+  for (int it = 0; it < prm->solver_iterations; ++it) {
+    if (prm->longrange_on || prm->avoidance_on) {
+      PHASE(s, THR_PHASE_LONG_RANGE, B->long_range(b));
+      PHASE(s, THR_PHASE_HALO, thr_decomp_forward(s->dc, b, THR_HALO_P));
+    }
+    if (prm->contact_on || prm->walls_on) {
+      PHASE(s, THR_PHASE_CONTACT, B->contact(b));
+      PHASE(s, THR_PHASE_HALO, thr_decomp_forward(s->dc, b, THR_HALO_P));
+    }
+  }
+  /* velocities (lines 22-27) */
+  PHASE(s, THR_PHASE_VELOCITY, B->velocity(b));
+  if (prm->xsph_on) PHASE(s, THR_PHASE_HALO, thr_decomp_forward(s->dc, b, THR_HALO_VNEW));
+  PHASE(s, THR_PHASE_XSPH, B->finalize(b));
+  s->step++;
+  s->timers.steps++;
+}
+
+void thr_sim_measure(thr_sim *s, thr_metrics *m) {
+  thr_metrics_partial p;
+  double t0 = MPI_Wtime();
+  s->be->ops->measure(s->be, &p);
+  long sums[4] = {p.agents, p.at_goal, p.overlap_pairs, p.wall_penetrations};
+  int64_t speed = p.speed_sum_q;
+  double maxes[3] = {p.max_overlap, p.max_overlap_ratio, p.max_wall_overlap};
+  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_LONG, MPI_SUM, s->comm);
+  MPI_Allreduce(MPI_IN_PLACE, &speed, 1, MPI_INT64_T, MPI_SUM, s->comm);
+  MPI_Allreduce(MPI_IN_PLACE, maxes, 3, MPI_DOUBLE, MPI_MAX, s->comm);
+  m->step = s->step;
+  m->time = (double)s->step * (double)s->prm.dt;
+  m->agents = sums[0];
+  m->at_goal = sums[1];
+  m->overlap_pairs = sums[2];
+  m->wall_penetrations = sums[3];
+  m->mean_speed = sums[0] ? (double)speed * THR_SPEED_QUANTUM / (double)sums[0] : 0.0;
+  m->max_overlap = maxes[0];
+  m->max_overlap_ratio = maxes[1];
+  m->max_wall_overlap = maxes[2];
+  s->timers.t[THR_PHASE_METRICS] += MPI_Wtime() - t0;
+}
+
+static const uint32_t *sort_ids;
+static int cmp_by_id(const void *a, const void *b) {
+  uint32_t x = sort_ids[*(const int *)a], y = sort_ids[*(const int *)b];
+  return x < y ? -1 : (x > y);
+}
+
+int thr_sim_gather(thr_sim *s, thr_agents *all) {
+  thr_agents mine;
+  thr_agents_init(&mine);
+  int rc = s->be->ops->get_agents(s->be, &mine);
+  int n = (int)mine.n_owned;
+  int *counts = NULL, *displs = NULL, total = 0;
+  if (s->rank == 0) {
+    counts = malloc((size_t)s->nranks * sizeof(int));
+    displs = malloc((size_t)s->nranks * sizeof(int));
+  }
+  MPI_Gather(&n, 1, MPI_INT, counts, 1, MPI_INT, 0, s->comm);
+  if (s->rank == 0) {
+    for (int r = 0; r < s->nranks; ++r) total += counts[r];
+    thr_agents_init(all);
+    if (thr_agents_reserve(all, (size_t)total + 1)) rc = -1;
+  }
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    size_t elem;
+    void *src = *thr_agents_field(&mine, f, &elem);
+    void *dst = s->rank == 0 ? *thr_agents_field(all, f, NULL) : NULL;
+    if (s->rank == 0) {
+      int off = 0;
+      for (int r = 0; r < s->nranks; ++r) {
+        displs[r] = off;
+        off += counts[r];
+      }
+    }
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)elem, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    MPI_Gatherv(src, n, t, dst, counts, displs, t, 0, s->comm);
+    MPI_Type_free(&t);
+  }
+  thr_agents_free(&mine);
+  if (s->rank == 0) {
+    all->n = all->n_owned = (size_t)total;
+    int *perm = malloc(((size_t)total + 1) * sizeof(int));
+    void *buf = malloc(((size_t)total + 1) * 8);
+    if (perm && buf) {
+      for (int k = 0; k < total; ++k) perm[k] = k;
+      sort_ids = all->id;
+      qsort(perm, (size_t)total, sizeof(int), cmp_by_id);
+      thr_agents_permute(all, perm, (size_t)total, buf);
+    } else {
+      rc = -1;
+    }
+    free(perm);
+    free(buf);
+  } else {
+    thr_agents_init(all);
+  }
+  free(counts);
+  free(displs);
+  return rc;
+}

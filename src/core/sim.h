@@ -1,0 +1,62 @@
+/* A simulation: scenario parameters, the static world, a backend holding
+ * this rank's agents, and the step driver (Algorithm 1). */
+#ifndef THRONG_SIM_H
+#define THRONG_SIM_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#include "../kernels/backend.h"
+#include "agents.h"
+#include "scenario.h"
+#include "timers.h"
+#include "world.h"
+
+/* Global metrics of one step (identical on every rank). */
+typedef struct thr_metrics {
+  long step;
+  double time;
+  long agents;
+  long at_goal;
+  double mean_speed;
+  long overlap_pairs;
+  double max_overlap;
+  double max_overlap_ratio;
+  long wall_penetrations;
+  double max_wall_overlap;
+} thr_metrics;
+
+typedef struct thr_sim {
+  MPI_Comm comm;
+  int rank, nranks;
+  thr_params prm;
+  thr_world world;
+  thr_backend *be;
+  struct thr_decomp *dc; /* domain decomposition (decomp/) */
+  long step;
+  long n_global; /* agents in the whole simulation */
+  uint64_t seed;
+  int timing;    /* synchronise the backend around phases for exact times */
+  thr_timers timers;
+} thr_sim;
+
+/* Build the world, create this rank's agents and the backend ("cpu",
+ * "cuda" or NULL for the default). Returns 0; -1 on bad input (message in
+ * err, exit status 2); -2 on other failures (message in err). Collective. */
+int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Comm comm, char *err,
+                 size_t errlen);
+void thr_sim_free(thr_sim *s);
+
+/* Advance one time step. Collective. */
+void thr_sim_step(thr_sim *s);
+
+/* Metrics of the current state, reduced over ranks. Collective. */
+void thr_sim_measure(thr_sim *s, thr_metrics *m);
+
+/* All agents sorted by id on rank 0 (other ranks get n = 0). Collective. */
+int thr_sim_gather(thr_sim *s, thr_agents *all);
+
+/* The default backend name for this build and machine. */
+const char *thr_default_backend(void);
+
+#endif

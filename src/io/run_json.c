@@ -1,0 +1,70 @@
+#include "run_json.h"
+
+#include <stdio.h>
+
+#include "build_info.h"
+
+static void json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; ++s) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", (unsigned char)*s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static void write_params(FILE *f, const thr_params *p) {
+  fprintf(f,
+          "  \"parameters\": {\"dt\": %.9g, \"alpha\": %.9g, \"omega\": %.9g, \"stability_iterations\": %d, "
+          "\"solver_iterations\": %d, \"radius_scale\": %.9g,\n"
+          "    \"contact\": {\"enabled\": %d, \"stiffness\": %.9g, \"friction\": %d, \"static_friction\": %.9g, "
+          "\"kinetic_friction\": %.9g},\n"
+          "    \"long_range\": {\"enabled\": %d, \"stiffness\": %.9g, \"tau0\": %.9g, \"radius\": %.9g},\n"
+          "    \"avoidance\": {\"enabled\": %d, \"stiffness\": %.9g, \"tau0\": %.9g, \"radius\": %.9g},\n"
+          "    \"walls\": {\"enabled\": %d, \"stiffness\": %.9g},\n"
+          "    \"xsph\": {\"enabled\": %d, \"c\": %.9g, \"h\": %.9g},\n"
+          "    \"max_speed\": %.9g, \"max_acceleration\": %.9g, \"arrive_radius\": %.9g, \"cell_size\": %.9g, "
+          "\"skin\": %.9g},\n",
+          p->dt, p->alpha, p->omega, p->stability_iterations, p->solver_iterations, p->radius_scale, p->contact_on,
+          p->contact_stiffness, p->friction_on, p->mu_static, p->mu_kinetic, p->longrange_on, p->lr_stiffness,
+          p->lr_tau0, p->lr_radius, p->avoidance_on, p->av_stiffness, p->av_tau0, p->av_radius, p->walls_on,
+          p->wall_stiffness, p->xsph_on, p->xsph_c, p->xsph_h, p->max_speed, p->max_accel, p->arrive_radius,
+          p->cell_size, p->skin);
+}
+
+int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double wall,
+                       int done) {
+  char path[1100], tmp[1110];
+  snprintf(path, sizeof path, "%s/run.json", dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return -1;
+  fprintf(f, "{\n  \"throng_version\": \"%s\",\n  \"complete\": %s,\n  \"scenario\": ", THRONG_VERSION,
+          done ? "true" : "false");
+  json_string(f, sc->name);
+  fprintf(f, ",\n  \"scenario_file\": ");
+  json_string(f, sc->path);
+  fprintf(f, ",\n  \"seed\": %llu,\n  \"agents\": %ld,\n  \"ranks\": %d,\n  \"backend\": \"%s\",\n",
+          (unsigned long long)sc->seed, s->n_global, s->nranks, s->be->ops->name);
+  fprintf(f,
+          "  \"build\": {\"type\": \"%s\", \"compiler\": \"%s\", \"cuda\": \"%s\", \"openmp\": \"%s\", "
+          "\"strict_fp\": \"%s\"},\n",
+          THRONG_BUILD_TYPE, THRONG_C_COMPILER, THRONG_FEATURE_CUDA, THRONG_FEATURE_OPENMP,
+          THRONG_FEATURE_STRICT_FP);
+  write_params(f, &s->prm);
+  fprintf(f, "  \"grid\": {\"cell\": %.9g, \"cells_x\": %d, \"cells_y\": %d},\n", s->world.cell, s->world.gnx,
+          s->world.gny);
+  fprintf(f, "  \"steps\": %ld,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": %.6g,\n", steps, wall,
+          wall > 0.0 ? (double)s->n_global * (double)steps / wall : 0.0);
+  fprintf(f, "  \"phase_seconds_rank0\": {");
+  for (int k = 0; k < THR_PHASE_COUNT; ++k)
+    fprintf(f, "%s\"%s\": %.6f", k ? ", " : "", thr_phase_name(k), s->timers.t[k]);
+  fprintf(f, "}\n}\n");
+  int bad = ferror(f);
+  if (fclose(f) || bad) return -1;
+  return rename(tmp, path);
+}

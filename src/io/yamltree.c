@@ -1,0 +1,663 @@
+/* YAML text -> thr_ynode tree, via libyaml's event API (the document API
+ * would hide duplicate keys and resolve aliases silently). Also applies
+ * --set overrides to a loaded tree. */
+#define _POSIX_C_SOURCE 200809L
+#include "yamltree.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#define YT_MAX_DEPTH 64    /* deeper nesting is certainly a mistake */
+#define YT_PATH_MAX 512    /* key paths in messages */
+#define YT_MAX_SEGMENTS 32 /* parts of an override KEY */
+#define YT_NAME_MAX 64     /* one part of an override KEY */
+
+struct thr_yorigin {
+  struct thr_yorigin *next;
+  char text[];
+};
+
+/* ---- nodes ---------------------------------------------------------------- */
+
+static thr_ynode *node_new(int kind, const char *origin, int line, int col) {
+  thr_ynode *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  n->kind = kind;
+  n->origin = origin;
+  n->line = line;
+  n->col = col;
+  return n;
+}
+
+static void node_free(thr_ynode *n) {
+  if (!n) return;
+  for (int k = 0; k < n->n; ++k) {
+    node_free(n->items[k]);
+    if (n->keys) node_free(n->keys[k]);
+  }
+  free(n->items);
+  free(n->keys);
+  free(n->text);
+  free(n);
+}
+
+/* Append an item (key NULL: list) or an entry (map). */
+static int node_push(thr_ynode *parent, thr_ynode *key, thr_ynode *val) {
+  if (parent->n == parent->cap) {
+    int cap = parent->cap ? 2 * parent->cap : 4;
+    thr_ynode **items = realloc(parent->items, (size_t)cap * sizeof *items);
+    if (!items) return -1;
+    parent->items = items;
+    if (parent->kind == THR_Y_MAP) {
+      thr_ynode **keys = realloc(parent->keys, (size_t)cap * sizeof *keys);
+      if (!keys) return -1;
+      parent->keys = keys;
+    }
+    parent->cap = cap;
+  }
+  parent->items[parent->n] = val;
+  if (parent->kind == THR_Y_MAP) parent->keys[parent->n] = key;
+  parent->n++;
+  return 0;
+}
+
+static thr_ynode *scalar_new(const char *text, size_t len, const char *origin, int line, int col) {
+  thr_ynode *n = node_new(THR_Y_SCALAR, origin, line, col);
+  if (!n) return NULL;
+  n->text = malloc(len + 1);
+  if (!n->text) {
+    free(n);
+    return NULL;
+  }
+  memcpy(n->text, text, len);
+  n->text[len] = '\0';
+  return n;
+}
+
+static int map_find(const thr_ynode *map, const char *key) {
+  if (!map || map->kind != THR_Y_MAP) return -1;
+  for (int k = 0; k < map->n; ++k)
+    if (strcmp(map->keys[k]->text, key) == 0) return k;
+  return -1;
+}
+
+const thr_ynode *thr_ymap_get(const thr_ynode *map, const char *key) {
+  int k = map_find(map, key);
+  return k < 0 ? NULL : map->items[k];
+}
+
+const thr_ynode *thr_ymap_key(const thr_ynode *map, const char *key) {
+  int k = map_find(map, key);
+  return k < 0 ? NULL : map->keys[k];
+}
+
+int thr_ynode_is_null(const thr_ynode *n) {
+  if (!n || n->kind != THR_Y_SCALAR || n->quoted) return 0;
+  const char *s = n->text;
+  return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
+}
+
+/* ---- messages ------------------------------------------------------------- */
+
+/* Append s to buf[size], truncating (snprintf would
+ * make GCC's -Wformat-truncation complain). */
+static void append(char *buf, size_t size, const char *s) {
+  size_t used = strlen(buf), n = strlen(s);
+  if (used + 1 >= size) return;
+  if (n > size - used - 1) n = size - used - 1;
+  memcpy(buf + used, s, n);
+  buf[used + n] = '\0';
+}
+
+void thr_ynode_where(const thr_ynode *n, char *buf, size_t len) {
+  if (n->line > 0)
+    snprintf(buf, len, "%s:%d:%d", n->origin, n->line, n->col);
+  else
+    snprintf(buf, len, "%s", n->origin ? n->origin : "?");
+}
+
+void thr_ynode_describe(const thr_ynode *n, char *buf, size_t len) {
+  if (!n || thr_ynode_is_null(n)) {
+    snprintf(buf, len, "nothing");
+  } else if (n->kind == THR_Y_SEQ) {
+    snprintf(buf, len, "a list");
+  } else if (n->kind == THR_Y_MAP) {
+    snprintf(buf, len, "a map");
+  } else if (strlen(n->text) > 60) {
+    snprintf(buf, len, "\"%.57s...\"", n->text);
+  } else {
+    snprintf(buf, len, "\"%s\"", n->text);
+  }
+}
+
+void thr_yvfail(char *err, size_t errlen, const thr_ynode *at, const char *keypath, const char *fmt, va_list ap) {
+  if (!err || errlen == 0) return;
+  char where[1200];
+  thr_ynode_where(at, where, sizeof where);
+  int used = snprintf(err, errlen, "%s: %s%s", where, keypath ? keypath : "", keypath && *keypath ? ": " : "");
+  if (used >= 0 && (size_t)used < errlen) vsnprintf(err + used, errlen - (size_t)used, fmt, ap);
+}
+
+void thr_yfail(char *err, size_t errlen, const thr_ynode *at, const char *keypath, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  thr_yvfail(err, errlen, at, keypath, fmt, ap);
+  va_end(ap);
+}
+
+/* ---- origins -------------------------------------------------------------- */
+
+/* Keep "a" "b" as an origin string owned by the tree. */
+static const char *add_origin(thr_ytree *t, const char *a, const char *b) {
+  size_t na = strlen(a), nb = strlen(b);
+  struct thr_yorigin *o = malloc(sizeof *o + na + nb + 1);
+  if (!o) return NULL;
+  memcpy(o->text, a, na);
+  memcpy(o->text + na, b, nb + 1);
+  o->next = t->origins;
+  t->origins = o;
+  return o->text;
+}
+
+void thr_ytree_free(thr_ytree *t) {
+  node_free(t->root);
+  while (t->origins) {
+    struct thr_yorigin *next = t->origins->next;
+    free(t->origins);
+    t->origins = next;
+  }
+  t->root = NULL;
+}
+
+/* ---- building a tree from libyaml events ---------------------------------- */
+
+typedef struct builder {
+  yaml_parser_t parser;
+  const char *origin;
+  int marks;        /* record line/column (files) or not (override values) */
+  const char *text; /* the input, for hints about syntax errors */
+  size_t len;
+  char *err;
+  size_t errlen;
+  char path[YT_PATH_MAX]; /* key path of the node being built */
+} builder;
+
+static int fail_mark(builder *b, yaml_mark_t m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int fail_mark(builder *b, yaml_mark_t m, const char *fmt, ...) {
+  thr_ynode at = {0};
+  at.origin = b->origin;
+  if (b->marks) {
+    at.line = (int)m.line + 1;
+    at.col = (int)m.column + 1;
+  }
+  va_list ap;
+  va_start(ap, fmt);
+  thr_yvfail(b->err, b->errlen, &at, b->path, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+static int syntax_error(builder *b) {
+  const yaml_parser_t *p = &b->parser;
+  const char *problem = p->problem ? p->problem : "invalid YAML";
+  yaml_mark_t none = {0, 0, 0};
+  if (p->error == YAML_MEMORY_ERROR) return fail_mark(b, none, "out of memory while parsing");
+  if (p->error == YAML_READER_ERROR)
+    return fail_mark(b, none, "invalid text at byte %zu: %s", p->problem_offset, problem);
+  if (!b->marks && p->problem_mark.line == 0)
+    return fail_mark(b, none, "bad YAML value: %s (at column %d of the value)", problem,
+                     (int)p->problem_mark.column + 1);
+  if (!b->marks) return fail_mark(b, none, "bad YAML value: %s", problem);
+  size_t at = p->problem_mark.index;
+  if (at < b->len && b->text[at] == '\t' && !strstr(problem, "tab"))
+    return fail_mark(b, p->problem_mark, "%s: a tab (YAML indents with spaces only)", problem);
+  if (p->context)
+    return fail_mark(b, p->problem_mark, "%s (%s started at line %d, column %d)", problem, p->context,
+                     (int)p->context_mark.line + 1, (int)p->context_mark.column + 1);
+  return fail_mark(b, p->problem_mark, "%s", problem);
+}
+
+static int next_event(builder *b, yaml_event_t *ev) {
+  if (!yaml_parser_parse(&b->parser, ev)) return syntax_error(b);
+  return 0;
+}
+
+/* Anchors and tags make a scenario's meaning depend on YAML subtleties;
+ * only !!str (and the non-specific "!") are accepted, meaning "a string". */
+static int check_properties(builder *b, const yaml_event_t *ev, const yaml_char_t *anchor, const yaml_char_t *tag,
+                            int *is_str) {
+  if (anchor)
+    return fail_mark(b, ev->start_mark, "anchors (&%s) are not supported; write the value out in full",
+                     (const char *)anchor);
+  if (!tag) return 0;
+  if (is_str && (!strcmp((const char *)tag, YAML_STR_TAG) || !strcmp((const char *)tag, "!"))) {
+    *is_str = 1;
+    return 0;
+  }
+  return fail_mark(b, ev->start_mark, "YAML tags (%s) are not supported", (const char *)tag);
+}
+
+static size_t path_push_key(builder *b, const char *key) {
+  size_t len = strlen(b->path);
+  if (len) append(b->path, sizeof b->path, ".");
+  append(b->path, sizeof b->path, key);
+  return len;
+}
+
+static size_t path_push_index(builder *b, int index) {
+  size_t len = strlen(b->path);
+  snprintf(b->path + len, sizeof b->path - len, "[%d]", index);
+  return len;
+}
+
+static int build_node(builder *b, yaml_event_t *ev, int depth, thr_ynode **out);
+
+static int build_scalar(builder *b, yaml_event_t *ev, thr_ynode **out) {
+  int is_str = 0;
+  if (check_properties(b, ev, ev->data.scalar.anchor, ev->data.scalar.tag, &is_str)) return -1;
+  thr_ynode *n = scalar_new((const char *)ev->data.scalar.value, ev->data.scalar.length, b->origin,
+                            b->marks ? (int)ev->start_mark.line + 1 : 0, b->marks ? (int)ev->start_mark.column + 1 : 0);
+  if (!n) return fail_mark(b, ev->start_mark, "out of memory");
+  n->quoted = is_str || ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+  *out = n;
+  return 0;
+}
+
+static int build_seq(builder *b, thr_ynode *n, int depth) {
+  for (;;) {
+    yaml_event_t ev;
+    if (next_event(b, &ev)) return -1;
+    if (ev.type == YAML_SEQUENCE_END_EVENT) {
+      yaml_event_delete(&ev);
+      return 0;
+    }
+    size_t mark = path_push_index(b, n->n);
+    thr_ynode *item = NULL;
+    int rc = build_node(b, &ev, depth + 1, &item);
+    b->path[mark] = '\0';
+    if (rc) return -1;
+    if (node_push(n, NULL, item)) {
+      node_free(item);
+      yaml_mark_t none = {0, 0, 0};
+      return fail_mark(b, none, "out of memory");
+    }
+  }
+}
+
+/* A map key: a scalar that is not a merge key and not a duplicate. */
+static int build_key(builder *b, const thr_ynode *map, yaml_event_t *ev, int depth, thr_ynode **out) {
+  if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT) {
+    int rc = fail_mark(b, ev->start_mark, "map keys must be plain names, got a %s",
+                       ev->type == YAML_SEQUENCE_START_EVENT ? "list" : "map");
+    yaml_event_delete(ev);
+    return rc;
+  }
+  thr_ynode *key = NULL;
+  if (build_node(b, ev, depth + 1, &key)) return -1;
+  int rc = 0;
+  int dup = map_find(map, key->text);
+  if (!key->quoted && !strcmp(key->text, "<<")) {
+    rc = -1;
+    thr_yfail(b->err, b->errlen, key, b->path, "merge keys (<<) are not supported; write the keys out in full");
+  } else if (dup >= 0) {
+    rc = -1;
+    if (map->keys[dup]->line > 0)
+      thr_yfail(b->err, b->errlen, key, b->path, "duplicate key '%s' (first at line %d)", key->text,
+                map->keys[dup]->line);
+    else
+      thr_yfail(b->err, b->errlen, key, b->path, "duplicate key '%s'", key->text);
+  }
+  if (rc) {
+    node_free(key);
+    return rc;
+  }
+  *out = key;
+  return 0;
+}
+
+static int build_map(builder *b, thr_ynode *n, int depth) {
+  for (;;) {
+    yaml_event_t ev;
+    if (next_event(b, &ev)) return -1;
+    if (ev.type == YAML_MAPPING_END_EVENT) {
+      yaml_event_delete(&ev);
+      return 0;
+    }
+    thr_ynode *key = NULL, *val = NULL;
+    if (build_key(b, n, &ev, depth, &key)) return -1;
+    size_t mark = path_push_key(b, key->text);
+    int rc = next_event(b, &ev);
+    if (!rc) rc = build_node(b, &ev, depth + 1, &val);
+    b->path[mark] = '\0';
+    if (!rc && node_push(n, key, val)) {
+      yaml_mark_t none = {0, 0, 0};
+      rc = fail_mark(b, none, "out of memory");
+    }
+    if (rc) {
+      node_free(key);
+      node_free(val);
+      return -1;
+    }
+  }
+}
+
+/* Build the node that starts with event ev (always consumed). */
+static int build_node(builder *b, yaml_event_t *ev, int depth, thr_ynode **out) {
+  int rc = 0;
+  *out = NULL;
+  if (depth > YT_MAX_DEPTH) {
+    rc = fail_mark(b, ev->start_mark, "nested more than %d levels deep", YT_MAX_DEPTH);
+  } else if (ev->type == YAML_ALIAS_EVENT) {
+    rc = fail_mark(b, ev->start_mark, "aliases (*%s) are not supported; write the value out in full",
+                   (const char *)ev->data.alias.anchor);
+  } else if (ev->type == YAML_SCALAR_EVENT) {
+    rc = build_scalar(b, ev, out);
+  } else if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT) {
+    int is_seq = ev->type == YAML_SEQUENCE_START_EVENT;
+    rc = is_seq ? check_properties(b, ev, ev->data.sequence_start.anchor, ev->data.sequence_start.tag, NULL)
+                : check_properties(b, ev, ev->data.mapping_start.anchor, ev->data.mapping_start.tag, NULL);
+    thr_ynode *n = NULL;
+    if (!rc) {
+      n = node_new(is_seq ? THR_Y_SEQ : THR_Y_MAP, b->origin, b->marks ? (int)ev->start_mark.line + 1 : 0,
+                   b->marks ? (int)ev->start_mark.column + 1 : 0);
+      if (!n) rc = fail_mark(b, ev->start_mark, "out of memory");
+    }
+    if (!rc) rc = is_seq ? build_seq(b, n, depth) : build_map(b, n, depth);
+    if (rc)
+      node_free(n);
+    else
+      *out = n;
+  } else {
+    rc = fail_mark(b, ev->start_mark, "unexpected YAML structure");
+  }
+  yaml_event_delete(ev);
+  return rc;
+}
+
+/* STREAM-START [DOCUMENT-START node DOCUMENT-END] STREAM-END. */
+static int build_stream(builder *b, thr_ynode **root) {
+  yaml_event_t ev;
+  *root = NULL;
+  if (next_event(b, &ev)) return -1; /* stream start */
+  yaml_event_delete(&ev);
+  if (next_event(b, &ev)) return -1;
+  int empty = ev.type == YAML_STREAM_END_EVENT;
+  yaml_event_delete(&ev);
+  if (empty) return 0;
+  if (next_event(b, &ev) || build_node(b, &ev, 0, root)) return -1;
+  if (next_event(b, &ev)) goto fail; /* document end */
+  yaml_event_delete(&ev);
+  if (next_event(b, &ev)) goto fail;
+  if (ev.type != YAML_STREAM_END_EVENT) {
+    fail_mark(b, ev.start_mark, "a scenario is one YAML document; found a second one");
+    yaml_event_delete(&ev);
+    goto fail;
+  }
+  yaml_event_delete(&ev);
+  return 0;
+fail:
+  node_free(*root);
+  *root = NULL;
+  return -1;
+}
+
+/* Parse text; `path` is the key path the text sits at (for messages). */
+static int parse_text(const char *text, size_t len, const char *origin, int marks, const char *path, thr_ynode **root,
+                      char *err, size_t errlen) {
+  builder b;
+  memset(&b, 0, sizeof b);
+  b.origin = origin;
+  b.marks = marks;
+  b.text = text;
+  b.len = len;
+  b.err = err;
+  b.errlen = errlen;
+  snprintf(b.path, sizeof b.path, "%s", path);
+  if (!yaml_parser_initialize(&b.parser)) {
+    thr_ynode at = {0};
+    at.origin = origin;
+    thr_yfail(err, errlen, &at, path, "cannot initialise the YAML parser");
+    return -1;
+  }
+  yaml_parser_set_input_string(&b.parser, (const unsigned char *)text, len);
+  int rc = build_stream(&b, root);
+  yaml_parser_delete(&b.parser);
+  return rc;
+}
+
+/* ---- loading -------------------------------------------------------------- */
+
+/* Whole file into memory; on failure *errnum tells why. */
+static char *read_file(const char *path, size_t *len, int *errnum) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    *errnum = errno;
+    return NULL;
+  }
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  for (;;) {
+    if (!buf) {
+      *errnum = ENOMEM;
+      break;
+    }
+    n += fread(buf + n, 1, cap - n, f);
+    if (ferror(f)) {
+      *errnum = errno ? errno : EIO;
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    if (n < cap) break; /* end of file */
+    cap *= 2;
+    char *grown = realloc(buf, cap);
+    if (!grown) free(buf);
+    buf = grown;
+  }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+int thr_ytree_load_string(thr_ytree *t, const char *text, const char *origin, char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  const char *o = add_origin(t, origin, "");
+  if (!o) {
+    snprintf(err, errlen, "%s: out of memory", origin);
+    return -1;
+  }
+  if (parse_text(text, strlen(text), o, 1, "", &t->root, err, errlen)) {
+    thr_ytree_free(t);
+    return -1;
+  }
+  return 0;
+}
+
+int thr_ytree_load_file(thr_ytree *t, const char *path, char *err, size_t errlen) {
+  memset(t, 0, sizeof *t);
+  size_t len = 0;
+  int errnum = 0;
+  errno = 0;
+  char *text = read_file(path, &len, &errnum);
+  if (!text) {
+    snprintf(err, errlen, "%s: cannot read the scenario file: %s", path, strerror(errnum));
+    return -1;
+  }
+  const char *o = add_origin(t, path, "");
+  int rc = o ? parse_text(text, len, o, 1, "", &t->root, err, errlen) : -1;
+  if (!o) snprintf(err, errlen, "%s: out of memory", path);
+  free(text);
+  if (rc) thr_ytree_free(t);
+  return rc;
+}
+
+/* ---- overrides ------------------------------------------------------------ */
+
+typedef struct keyseg {
+  char name[YT_NAME_MAX]; /* map key, or "" for a list index */
+  long index;
+} keyseg;
+
+static int is_name_char(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' || ch == '-';
+}
+
+/* "a.b[2].c" -> segments; 0 on success. */
+static int parse_keypath(const char *key, keyseg *segs, int *nseg) {
+  const char *s = key;
+  int n = 0;
+  while (*s) {
+    if (n == YT_MAX_SEGMENTS) return -1;
+    keyseg *g = &segs[n];
+    if (*s == '[') {
+      if (n == 0) return -1;
+      char *end = NULL;
+      if (s[1] < '0' || s[1] > '9') return -1;
+      errno = 0;
+      g->index = strtol(s + 1, &end, 10);
+      if (errno || *end != ']') return -1;
+      g->name[0] = '\0';
+      s = end + 1;
+    } else {
+      if (n > 0) {
+        if (*s != '.') return -1;
+        s++;
+      }
+      size_t len = 0;
+      while (is_name_char(s[len])) len++;
+      if (len == 0 || len >= YT_NAME_MAX) return -1;
+      memcpy(g->name, s, len);
+      g->name[len] = '\0';
+      g->index = -1;
+      s += len;
+    }
+    n++;
+  }
+  *nseg = n;
+  return n > 0 ? 0 : -1;
+}
+
+static const char *kind_words(const thr_ynode *n) {
+  if (n->kind == THR_Y_SEQ) return "a list";
+  if (n->kind == THR_Y_MAP) return "a map";
+  return "a single value";
+}
+
+/* Walk to KEY, creating missing map keys, and put val there. */
+static int place_value(thr_ytree *t, const keyseg *segs, int nseg, thr_ynode *val, const char *origin, char *err,
+                       size_t errlen) {
+  thr_ynode at = {0};
+  at.origin = origin;
+  char prefix[YT_PATH_MAX] = "";
+  thr_ynode **slot = &t->root;
+  for (int i = 0; i < nseg; ++i) {
+    const keyseg *g = &segs[i];
+    size_t plen = strlen(prefix);
+    if (g->name[0]) {
+      if (!*slot || thr_ynode_is_null(*slot)) { /* an empty section becomes a map */
+        thr_ynode *m = node_new(THR_Y_MAP, origin, 0, 0);
+        if (!m) goto oom;
+        node_free(*slot);
+        *slot = m;
+      }
+      thr_ynode *cur = *slot;
+      if (cur->kind != THR_Y_MAP) {
+        thr_yfail(err, errlen, &at, prefix, "is %s, not a map; it has no key '%s'", kind_words(cur), g->name);
+        return -1;
+      }
+      if (plen) append(prefix, sizeof prefix, ".");
+      append(prefix, sizeof prefix, g->name);
+      int k = map_find(cur, g->name);
+      if (k < 0) {
+        if (i + 1 < nseg && !segs[i + 1].name[0]) {
+          thr_yfail(err, errlen, &at, prefix, "no such list; index [%ld] is past its end", segs[i + 1].index);
+          return -1;
+        }
+        thr_ynode *key = scalar_new(g->name, strlen(g->name), origin, 0, 0);
+        thr_ynode *child = i + 1 == nseg ? val : node_new(THR_Y_MAP, origin, 0, 0);
+        if (!key || !child || node_push(cur, key, child)) {
+          node_free(key);
+          if (child != val) node_free(child);
+          goto oom;
+        }
+        if (child == val) return 0;
+        k = cur->n - 1;
+      }
+      slot = &cur->items[k];
+    } else {
+      thr_ynode *cur = *slot;
+      if (cur->kind != THR_Y_SEQ) {
+        thr_yfail(err, errlen, &at, prefix, "is %s, not a list; it has no item [%ld]", kind_words(cur), g->index);
+        return -1;
+      }
+      snprintf(prefix + plen, sizeof prefix - plen, "[%ld]", g->index);
+      if (g->index >= cur->n) {
+        thr_yfail(err, errlen, &at, prefix, "index past the end of the list (it has %d item%s)", cur->n,
+                  cur->n == 1 ? "" : "s");
+        return -1;
+      }
+      slot = &cur->items[g->index];
+    }
+  }
+  node_free(*slot);
+  *slot = val;
+  return 0;
+oom:
+  thr_yfail(err, errlen, &at, prefix, "out of memory");
+  return -1;
+}
+
+static void trim_copy(char *dst, size_t size, const char *src, size_t len) {
+  while (len && (*src == ' ' || *src == '\t')) src++, len--;
+  while (len && (src[len - 1] == ' ' || src[len - 1] == '\t')) len--;
+  if (len >= size) len = size - 1;
+  memcpy(dst, src, len);
+  dst[len] = '\0';
+}
+
+int thr_ytree_apply_set(thr_ytree *t, const char *set, char *err, size_t errlen) {
+  const char *origin = add_origin(t, "--set ", set);
+  thr_ynode at = {0};
+  at.origin = origin ? origin : "--set";
+  if (!origin) {
+    thr_yfail(err, errlen, &at, "", "out of memory");
+    return -1;
+  }
+  const char *eq = strchr(set, '=');
+  if (!eq) {
+    thr_yfail(err, errlen, &at, "", "expected KEY=VALUE (e.g. --set solver.iterations=8)");
+    return -1;
+  }
+  char key[YT_PATH_MAX];
+  keyseg segs[YT_MAX_SEGMENTS];
+  int nseg = 0;
+  trim_copy(key, sizeof key, set, (size_t)(eq - set));
+  if (parse_keypath(key, segs, &nseg)) {
+    thr_yfail(err, errlen, &at, "", "bad key '%s': expected a dotted path such as solver.iterations or agents[0].count",
+              key);
+    return -1;
+  }
+  thr_ynode *val = NULL;
+  if (parse_text(eq + 1, strlen(eq + 1), origin, 0, key, &val, err, errlen)) return -1;
+  if (!val && !(val = scalar_new("", 0, origin, 0, 0))) { /* empty VALUE: YAML null */
+    thr_yfail(err, errlen, &at, key, "out of memory");
+    return -1;
+  }
+  if (t->root && t->root->kind != THR_Y_MAP && !thr_ynode_is_null(t->root)) {
+    thr_yfail(err, errlen, &at, "", "the scenario is not a map of keys; cannot set '%s'", key);
+    node_free(val);
+    return -1;
+  }
+  if (place_value(t, segs, nseg, val, origin, err, errlen)) {
+    node_free(val);
+    return -1;
+  }
+  return 0;
+}

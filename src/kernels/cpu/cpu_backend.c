@@ -1,0 +1,286 @@
+/* The CPU backend: the reference implementation. Every phase is a loop over
+ * owned agents calling the shared per-agent functions of kernels/passes.h
+ * (OpenMP threads when available; results do not depend on the thread
+ * count because each agent is computed from read-only inputs). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backend.h"
+#include "../passes.h"
+#include "cell_sort.h"
+
+typedef struct cpu_state {
+  thr_agents a; /* owned, then ghosts */
+  thr_params prm;
+  thr_grid_view geom;
+  thr_obstacle_view obs;
+  thr_goal_view goals;
+  int k_contact, k_longrange, k_xsph;
+  size_t ncell;
+  int *offset, *cursor; /* [ncell + 1], [ncell] */
+  /* per-agent scratch, capacity scratch_cap */
+  size_t scratch_cap;
+  int *cell_of, *order;
+  thr_vec2 *p2, *x2, *vnew;
+  void *permute_buf;
+} cpu_state;
+
+static cpu_state *state(thr_backend *b) { return (cpu_state *)b->impl; }
+
+static void free_scratch(cpu_state *s) {
+  free(s->cell_of);
+  free(s->order);
+  free(s->p2);
+  free(s->x2);
+  free(s->vnew);
+  free(s->permute_buf);
+  s->cell_of = s->order = NULL;
+  s->p2 = s->x2 = s->vnew = NULL;
+  s->permute_buf = NULL;
+  s->scratch_cap = 0;
+}
+
+/* Per-agent scratch follows the agent store's capacity. */
+static int ensure_scratch(cpu_state *s) {
+  size_t cap = s->a.cap ? s->a.cap : 1;
+  if (cap <= s->scratch_cap) return 0;
+  free_scratch(s);
+  s->cell_of = malloc(cap * sizeof(int));
+  s->order = malloc(cap * sizeof(int));
+  s->p2 = malloc(cap * sizeof(thr_vec2));
+  s->x2 = malloc(cap * sizeof(thr_vec2));
+  s->vnew = malloc(cap * sizeof(thr_vec2));
+  s->permute_buf = malloc(cap * 8);
+  if (!s->cell_of || !s->order || !s->p2 || !s->x2 || !s->vnew || !s->permute_buf) {
+    free_scratch(s);
+    return -1;
+  }
+  s->scratch_cap = cap;
+  return 0;
+}
+
+static thr_ctx make_ctx(const cpu_state *s) {
+  thr_ctx c;
+  c.prm = s->prm;
+  c.grid = s->geom;
+  c.grid.offset = s->offset;
+  c.grid.order = s->order;
+  c.grid.cell_of = s->cell_of;
+  c.obs = s->obs;
+  c.goals = s->goals;
+  c.k_contact = s->k_contact;
+  c.k_longrange = s->k_longrange;
+  c.k_xsph = s->k_xsph;
+  c.id = s->a.id;
+  c.radius = s->a.radius;
+  c.inv_mass = s->a.inv_mass;
+  c.x = s->a.x;
+  c.p = s->a.p;
+  c.v = s->a.v;
+  return c;
+}
+
+static void swap_vec(thr_vec2 **a, thr_vec2 **b) {
+  thr_vec2 *t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* ---- world and agents ------------------------------------------------------ */
+
+static int cpu_set_world(thr_backend *b, const thr_world *w, const thr_params *prm) {
+  cpu_state *s = state(b);
+  s->prm = *prm;
+  s->geom = thr_world_grid_geometry(w);
+  s->obs = thr_world_obstacle_view(w);
+  s->goals = thr_world_goal_view(w);
+  s->k_contact = w->k_contact;
+  s->k_longrange = w->k_longrange;
+  s->k_xsph = w->k_xsph;
+  s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;
+  free(s->offset);
+  free(s->cursor);
+  s->offset = malloc((s->ncell + 1) * sizeof(int));
+  s->cursor = malloc(s->ncell * sizeof(int));
+  if (!s->offset || !s->cursor) return -1;
+  memset(s->offset, 0, (s->ncell + 1) * sizeof(int));
+  return 0;
+}
+
+static int cpu_set_agents(thr_backend *b, const thr_agents *owned) {
+  cpu_state *s = state(b);
+  if (thr_agents_copy(&s->a, owned, owned->n_owned)) return -1;
+  s->a.n = s->a.n_owned = owned->n_owned;
+  return ensure_scratch(s);
+}
+
+static int cpu_get_agents(thr_backend *b, thr_agents *owned) {
+  cpu_state *s = state(b);
+  if (thr_agents_copy(owned, &s->a, s->a.n_owned)) return -1;
+  owned->n = owned->n_owned = s->a.n_owned;
+  return 0;
+}
+
+static size_t cpu_n_owned(thr_backend *b) { return state(b)->a.n_owned; }
+
+/* ---- phases ------------------------------------------------------------------ */
+
+static void cpu_predict(thr_backend *b) {
+  cpu_state *s = state(b);
+  thr_ctx c = make_ctx(s);
+  thr_agents *a = &s->a;
+  long n = (long)a->n_owned;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i)
+    a->p[i] = thr_agent_predict(&c, a->x[i], a->v[i], a->pref_speed[i], a->goal_set[i], a->goal[i], a->flags[i]);
+}
+
+static void assign_cells(cpu_state *s, size_t from, size_t to) {
+  for (size_t i = from; i < to; ++i) s->cell_of[i] = thr_local_cell(&s->geom, s->a.p[i]);
+}
+
+static void cpu_sort_owned(thr_backend *b) {
+  cpu_state *s = state(b);
+  size_t n = s->a.n_owned;
+  assign_cells(s, 0, n);
+  thr_cell_sort(s->cell_of, s->a.id, n, s->ncell, s->offset, s->order, s->cursor);
+  thr_agents_permute(&s->a, s->order, n, s->permute_buf);
+  assign_cells(s, 0, n);
+}
+
+static void cpu_build_index(thr_backend *b) {
+  cpu_state *s = state(b);
+  assign_cells(s, s->a.n_owned, s->a.n);
+  thr_cell_sort(s->cell_of, s->a.id, s->a.n, s->ncell, s->offset, s->order, s->cursor);
+}
+
+static void cpu_stability(thr_backend *b) {
+  cpu_state *s = state(b);
+  thr_ctx c = make_ctx(s);
+  thr_agents *a = &s->a;
+  long n = (long)a->n_owned;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) {
+    thr_vec2 dx = thr_agent_stability(&c, (int)i);
+    s->x2[i] = v2_add(a->x[i], dx);
+    s->p2[i] = v2_add(a->p[i], dx);
+  }
+  swap_vec(&a->x, &s->x2);
+  swap_vec(&a->p, &s->p2);
+}
+
+static void cpu_long_range(thr_backend *b) {
+  cpu_state *s = state(b);
+  thr_ctx c = make_ctx(s);
+  long n = (long)s->a.n_owned;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) s->p2[i] = thr_agent_long_range(&c, (int)i);
+  swap_vec(&s->a.p, &s->p2);
+}
+
+static void cpu_contact(thr_backend *b) {
+  cpu_state *s = state(b);
+  thr_ctx c = make_ctx(s);
+  long n = (long)s->a.n_owned;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) s->p2[i] = thr_agent_contact(&c, (int)i);
+  swap_vec(&s->a.p, &s->p2);
+}
+
+static void cpu_velocity(thr_backend *b) {
+  cpu_state *s = state(b);
+  thr_ctx c = make_ctx(s);
+  long n = (long)s->a.n_owned;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) s->vnew[i] = thr_agent_velocity(&c, (int)i);
+}
+
+static void cpu_finalize(thr_backend *b) {
+  cpu_state *s = state(b);
+  thr_ctx c = make_ctx(s);
+  c.v = s->vnew; /* XSPH reads the un-smoothed new velocities */
+  thr_agents *a = &s->a;
+  long n = (long)a->n_owned;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) {
+    a->v[i] = thr_agent_xsph_clamp(&c, (int)i, a->v[i]);
+    a->x[i] = a->p[i];
+    if (thr_agent_at_goal(&c, a->x[i], a->goal_set[i], a->goal[i])) a->flags[i] |= THR_FLAG_AT_GOAL;
+  }
+}
+
+static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
+  cpu_state *s = state(b);
+  thr_ctx c = make_ctx(s);
+  thr_agents *a = &s->a;
+  long n = (long)a->n_owned;
+  long at_goal = 0, pairs = 0, walls = 0;
+  int64_t speed_q = 0;
+  double max_ov = 0.0, max_rel = 0.0, max_wall = 0.0;
+#pragma omp parallel for schedule(static) reduction(+ : at_goal, pairs, walls, speed_q) \
+    reduction(max : max_ov, max_rel, max_wall)
+  for (long i = 0; i < n; ++i) {
+    thr_agent_metrics m = thr_agent_measure(&c, (int)i);
+    at_goal += (a->flags[i] & THR_FLAG_AT_GOAL) ? 1 : 0;
+    pairs += m.overlaps;
+    walls += m.wall_overlap > 0.0f ? 1 : 0;
+    speed_q += (int64_t)((double)v2_len(a->v[i]) / THR_SPEED_QUANTUM + 0.5);
+    if (m.max_overlap > max_ov) max_ov = m.max_overlap;
+    if (m.max_overlap_rel > max_rel) max_rel = m.max_overlap_rel;
+    if (m.wall_overlap > max_wall) max_wall = m.wall_overlap;
+  }
+  out->agents = n;
+  out->at_goal = at_goal;
+  out->overlap_pairs = pairs;
+  out->wall_penetrations = walls;
+  out->speed_sum_q = speed_q;
+  out->max_overlap = max_ov;
+  out->max_overlap_ratio = max_rel;
+  out->max_wall_overlap = max_wall;
+}
+
+static void cpu_sync(thr_backend *b) { (void)b; }
+
+static void cpu_destroy(thr_backend *b) {
+  if (!b) return;
+  cpu_state *s = state(b);
+  thr_agents_free(&s->a);
+  free_scratch(s);
+  free(s->offset);
+  free(s->cursor);
+  free(s);
+  free(b);
+}
+
+static const thr_backend_ops cpu_ops = {
+    .name = "cpu",
+    .destroy = cpu_destroy,
+    .set_world = cpu_set_world,
+    .set_agents = cpu_set_agents,
+    .get_agents = cpu_get_agents,
+    .n_owned = cpu_n_owned,
+    .predict = cpu_predict,
+    .sort_owned = cpu_sort_owned,
+    .build_index = cpu_build_index,
+    .stability = cpu_stability,
+    .long_range = cpu_long_range,
+    .contact = cpu_contact,
+    .velocity = cpu_velocity,
+    .finalize = cpu_finalize,
+    .measure = cpu_measure,
+    .sync = cpu_sync,
+};
+
+thr_backend *thr_backend_cpu_create(void) {
+  thr_backend *b = calloc(1, sizeof *b);
+  cpu_state *s = calloc(1, sizeof *s);
+  if (!b || !s) {
+    free(b);
+    free(s);
+    return NULL;
+  }
+  thr_agents_init(&s->a);
+  b->ops = &cpu_ops;
+  b->impl = s;
+  return b;
+}

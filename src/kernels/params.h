@@ -1,0 +1,57 @@
+/* Model and solver parameters as the kernels see them: plain data, passed by
+ * value to device kernels. The scenario parser (io/) fills this from YAML;
+ * defaults are the paper's (docs/configuration.md lists every key). */
+#ifndef THRONG_PARAMS_H
+#define THRONG_PARAMS_H
+
+typedef struct thr_params {
+  /* time integration (Algorithm 1, section 4.1) */
+  float dt;          /* time step [s] */
+  float alpha;       /* velocity blending factor, eq. (1) */
+  float omega;       /* Jacobi delta-averaging coefficient */
+  int stability_iterations;
+  int solver_iterations;
+  float radius_scale; /* collision radii are expanded by this factor (1.05) */
+
+  /* frictional contact (section 4.2) */
+  int contact_on;
+  int friction_on;
+  float contact_stiffness;
+  float mu_static;
+  float mu_kinetic;
+
+  /* long-range collision (section 4.4) */
+  int longrange_on;
+  float lr_stiffness; /* k */
+  float lr_tau0;      /* valid 0 < tau < tau0 [s] */
+  float lr_radius;    /* neighbour search radius [m] */
+
+  /* avoidance model (section 4.5) */
+  int avoidance_on;
+  float av_stiffness;
+  float av_tau0;
+  float av_radius;
+
+  /* walls and obstacles (section 4.7) */
+  int walls_on;
+  float wall_stiffness;
+
+  /* XSPH cohesion (section 4.3), Poly6 kernel */
+  int xsph_on;
+  float xsph_c;
+  float xsph_h;
+  float xsph_poly6; /* 315 / (64 pi h^9), precomputed on the host */
+
+  /* clamps (section 4.6); 0 disables */
+  float max_speed;
+  float max_accel;
+
+  /* goals */
+  float arrive_radius; /* a point goal is reached within this distance [m] */
+
+  /* neighbour grid */
+  float cell_size; /* side of a grid cell [m] */
+  float skin;      /* extra search distance covering motion within a step [m] */
+} thr_params;
+
+#endif

@@ -1,0 +1,228 @@
+/* The per-agent work of every pass of a time step (Algorithm 1), shared by
+ * the CPU loops (kernels/cpu) and the CUDA kernels (kernels/cuda): each
+ * function computes one owned agent i from read-only inputs and returns its
+ * new values, so a pass is a Jacobi sweep in gather form, without atomics,
+ * and neighbours are visited in canonical (cell, id) order. */
+#ifndef THRONG_PASSES_H
+#define THRONG_PASSES_H
+
+#include <stdint.h>
+#include "goals.h"
+#include "grid_view.h"
+#include "hostdevice.h"
+#include "obstacles_view.h"
+#include "params.h"
+#include "physics.h"
+
+/* agent flags */
+enum { THR_FLAG_AT_GOAL = 1u };
+
+/* Everything a pass reads. Pointers are host or device pointers of the
+ * backend that runs the pass; x, p, v change between passes (ping-pong). */
+typedef struct thr_ctx {
+  thr_params prm;
+  thr_grid_view grid;
+  thr_obstacle_view obs;
+  thr_goal_view goals;
+  int k_contact;   /* cell rings for contact queries */
+  int k_longrange; /* ... for long-range and avoidance queries */
+  int k_xsph;      /* ... for XSPH */
+  const uint32_t *id;
+  const float *radius;
+  const float *inv_mass;
+  const thr_vec2 *x; /* positions at the start of the step, x^n */
+  const thr_vec2 *p; /* predicted positions x* (current iterate) */
+  const thr_vec2 *v; /* velocities (see each pass) */
+} thr_ctx;
+
+THR_HD float thr_tie(uint32_t idi, uint32_t idj) { return idi < idj ? 1.0f : -1.0f; }
+
+/* Plan and predict (section 4.1): preferred velocity to the closest goal
+ * (zero once the agent is at its goal), blending, prediction x*. */
+THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, thr_vec2 x, thr_vec2 v, float pref_speed,
+                                  int goal_set, thr_vec2 personal, uint32_t flags) {
+  thr_vec2 vp = v2(0.0f, 0.0f);
+  thr_vec2 target = v2(0.0f, 0.0f);
+  int inside = 0;
+  if (!(flags & THR_FLAG_AT_GOAL) &&
+      thr_agent_target(&c->goals, goal_set, personal, x, c->prm.arrive_radius, &target, &inside) &&
+      !inside)
+    vp = thr_preferred_velocity(x, target, pref_speed, c->prm.dt);
+  return thr_predict(x, thr_blend_velocity(v, vp, c->prm.alpha), c->prm.dt);
+}
+
+/* Stability iteration (Algorithm 1 lines 9-15): contact constraints on the
+ * start-of-step positions x^n, agents and walls. Returns the correction,
+ * which the caller adds to both x^n and x*. */
+THR_HD thr_vec2 thr_agent_stability(const thr_ctx *c, int i) {
+  const thr_params *prm = &c->prm;
+  thr_vec2 xi = c->x[i];
+  float ri = c->radius[i], wi = c->inv_mass[i];
+  thr_vec2 sum = v2(0.0f, 0.0f);
+  int n = 0;
+  if (prm->contact_on) {
+    thr_nbr_iter it;
+    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_contact);
+    for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+      if (j == i) continue;
+      thr_vec2 dx, nrm;
+      float pen;
+      if (thr_contact(xi, c->x[j], (ri + c->radius[j]) * prm->radius_scale, wi, c->inv_mass[j],
+                      prm->contact_stiffness, thr_tie(c->id[i], c->id[j]), &dx, &nrm, &pen)) {
+        sum = v2_add(sum, dx);
+        ++n;
+      }
+    }
+  }
+  if (prm->walls_on)
+    n += thr_walls_agent(&c->obs, c->grid.cell_of[i], xi, xi, ri * prm->radius_scale,
+                         prm->wall_stiffness, &sum);
+  return thr_jacobi_average(sum, n, prm->omega);
+}
+
+/* Long-range group of a solver iteration (sections 4.4, 4.5): every
+ * neighbour whose start-of-step distance is within the search radius.
+ * Returns the new x*_i. */
+THR_HD thr_vec2 thr_agent_long_range(const thr_ctx *c, int i) {
+  const thr_params *prm = &c->prm;
+  thr_vec2 xi = c->x[i], pi = c->p[i];
+  float ri = c->radius[i], wi = c->inv_mass[i];
+  float rad = prm->longrange_on ? prm->lr_radius : 0.0f;
+  if (prm->avoidance_on && prm->av_radius > rad) rad = prm->av_radius;
+  thr_vec2 sum = v2(0.0f, 0.0f);
+  int n = 0;
+  thr_nbr_iter it;
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
+  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+    if (j == i) continue;
+    thr_vec2 xj = c->x[j];
+    float d2 = v2_len2(v2_sub(xi, xj));
+    if (!(d2 <= rad * rad)) continue;
+    float rsum = (ri + c->radius[j]) * prm->radius_scale;
+    float wj = c->inv_mass[j];
+    thr_vec2 dx;
+    if (prm->longrange_on && d2 <= prm->lr_radius * prm->lr_radius &&
+        thr_long_range(xi, pi, xj, c->p[j], rsum, wi, wj, prm->dt, prm->lr_stiffness, prm->lr_tau0,
+                       THR_LR_COLLISION, &dx)) {
+      sum = v2_add(sum, dx);
+      ++n;
+    }
+    if (prm->avoidance_on && d2 <= prm->av_radius * prm->av_radius &&
+        thr_long_range(xi, pi, xj, c->p[j], rsum, wi, wj, prm->dt, prm->av_stiffness, prm->av_tau0,
+                       THR_LR_AVOIDANCE, &dx)) {
+      sum = v2_add(sum, dx);
+      ++n;
+    }
+  }
+  return v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
+}
+
+/* Contact group of a solver iteration (sections 4.2, 4.7): frictional
+ * contact with agents and walls on x*. Returns the new x*_i. */
+THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
+  const thr_params *prm = &c->prm;
+  thr_vec2 xi = c->x[i], pi = c->p[i];
+  float ri = c->radius[i], wi = c->inv_mass[i];
+  thr_vec2 sum = v2(0.0f, 0.0f);
+  int n = 0;
+  if (prm->contact_on) {
+    thr_vec2 disp_i = v2_sub(pi, xi);
+    thr_nbr_iter it;
+    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_contact);
+    for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+      if (j == i) continue;
+      thr_vec2 pj = c->p[j], dx, nrm;
+      float pen, wj = c->inv_mass[j];
+      if (!thr_contact(pi, pj, (ri + c->radius[j]) * prm->radius_scale, wi, wj,
+                       prm->contact_stiffness, thr_tie(c->id[i], c->id[j]), &dx, &nrm, &pen))
+        continue;
+      if (prm->friction_on)
+        dx = v2_add(dx, thr_friction(disp_i, v2_sub(pj, c->x[j]), nrm, pen, wi, wj, prm->mu_static,
+                                     prm->mu_kinetic));
+      sum = v2_add(sum, dx);
+      ++n;
+    }
+  }
+  if (prm->walls_on)
+    n += thr_walls_agent(&c->obs, c->grid.cell_of[i], pi, xi, ri * prm->radius_scale,
+                         prm->wall_stiffness, &sum);
+  return v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
+}
+
+/* Algorithm 1 line 23: v = (x* - x) / dt. */
+THR_HD thr_vec2 thr_agent_velocity(const thr_ctx *c, int i) {
+  return v2_scale(v2_sub(c->p[i], c->x[i]), 1.0f / c->prm.dt);
+}
+
+/* Algorithm 1 lines 24-25: XSPH (eq. 3) over neighbours within h at x*,
+ * reading the un-smoothed new velocities c->v, then the clamps against the
+ * previous velocity v_old. Returns the final velocity. */
+THR_HD thr_vec2 thr_agent_xsph_clamp(const thr_ctx *c, int i, thr_vec2 v_old) {
+  const thr_params *prm = &c->prm;
+  thr_vec2 vi = c->v[i];
+  if (prm->xsph_on) {
+    thr_vec2 pi = c->p[i];
+    float h2 = prm->xsph_h * prm->xsph_h;
+    thr_vec2 sum = v2(0.0f, 0.0f);
+    thr_nbr_iter it;
+    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_xsph);
+    for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+      if (j == i) continue;
+      float w = thr_poly6(v2_len2(v2_sub(pi, c->p[j])), h2, prm->xsph_poly6);
+      if (w > 0.0f) sum = v2_add(sum, thr_xsph_term(vi, c->v[j], w));
+    }
+    vi = v2_add(vi, v2_scale(sum, prm->xsph_c));
+  }
+  return thr_clamp_velocity(vi, v_old, prm->dt, prm->max_speed, prm->max_accel);
+}
+
+/* Goal bookkeeping after the step: is the agent at x now at its goal? */
+THR_HD int thr_agent_at_goal(const thr_ctx *c, thr_vec2 x, int goal_set, thr_vec2 personal) {
+  thr_vec2 t = v2(0.0f, 0.0f);
+  int inside = 0;
+  return thr_agent_target(&c->goals, goal_set, personal, x, c->prm.arrive_radius, &t, &inside) &&
+         inside;
+}
+
+/* Per-agent contribution to the step metrics, on final positions x. */
+typedef struct thr_agent_metrics {
+  int overlaps;          /* pairs with this agent as lower id that overlap */
+  float max_overlap;     /* largest overlap depth [m] */
+  float max_overlap_rel; /* ... relative to the smaller radius of the pair */
+  float wall_overlap;    /* deepest wall penetration [m] (0 when none) */
+} thr_agent_metrics;
+
+THR_HD thr_agent_metrics thr_agent_measure(const thr_ctx *c, int i) {
+  thr_agent_metrics m;
+  m.overlaps = 0;
+  m.max_overlap = 0.0f;
+  m.max_overlap_rel = 0.0f;
+  m.wall_overlap = 0.0f;
+  thr_vec2 xi = c->x[i];
+  float ri = c->radius[i];
+  uint32_t idi = c->id[i];
+  thr_nbr_iter it;
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_contact);
+  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+    if (j == i || c->id[j] < idi) continue;
+    float rj = c->radius[j];
+    float rs = ri + rj;
+    float d2 = v2_len2(v2_sub(xi, c->x[j]));
+    if (!(d2 < rs * rs)) continue;
+    float ov = rs - sqrtf(d2);
+    float rel = ov / (ri < rj ? ri : rj);
+    m.overlaps++;
+    if (ov > m.max_overlap) m.max_overlap = ov;
+    if (rel > m.max_overlap_rel) m.max_overlap_rel = rel;
+  }
+  for (int t = c->obs.cell_offset[c->grid.cell_of[i]];
+       t < c->obs.cell_offset[c->grid.cell_of[i] + 1]; ++t) {
+    float d;
+    thr_vec2 n;
+    if (!thr_obstacle_distance(&c->obs, c->obs.cell_items[t], xi, xi, &d, &n)) continue;
+    if (ri - d > m.wall_overlap) m.wall_overlap = ri - d;
+  }
+  return m;
+}
+
+#endif

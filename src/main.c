@@ -1,0 +1,306 @@
+/* The `throng` command line: run, check, info (docs/user-guide.md).
+ * Exit status: 0 success, 1 runtime failure, 2 bad input or usage. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build_info.h"
+#include "core/populate.h"
+#include "core/run.h"
+#include "core/sim.h"
+#include "io/config.h"
+
+enum { EXIT_RUNTIME = 1, EXIT_BAD_INPUT = 2, MAX_SETS = 256 };
+
+static int g_rank;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: throng run SCENARIO.yaml [options]   run a scenario\n"
+          "       throng check SCENARIO.yaml [--set KEY=VALUE]...\n"
+          "                                            validate a scenario and print a summary\n"
+          "       throng info                          build features, backends, MPI library\n"
+          "       throng --help | --version\n"
+          "\n"
+          "run options:\n"
+          "  --steps N           number of steps (default: the scenario's time.steps)\n"
+          "  --out DIR           output directory (default: output.dir, or out/<name>)\n"
+          "  --no-output         write no output directory (metrics, trajectories, run.json)\n"
+          "  --set KEY=VALUE     override a scenario key, e.g. --set solver.iterations=8 (repeatable)\n"
+          "  --final-state FILE  write every agent as id,x,y,vx,vy (sorted by id, hexadecimal floats)\n"
+          "  --backend NAME      cpu or cuda (default: cuda when built with it and a GPU is present)\n"
+          "  --timing            synchronise the backend around phases for exact per-phase times\n"
+          "  --quiet             no progress line and no summary\n"
+          "\n"
+          "Under MPI (mpirun -n P throng run ...) one simulation is split over P ranks.\n"
+          "Docs: docs/user-guide.md, scenario keys: docs/configuration.md\n");
+}
+
+/* Print on rank 0 only. */
+static void say(FILE *f, const char *fmt, const char *msg) {
+  if (g_rank == 0) fprintf(f, fmt, msg);
+}
+
+static int finish(int code) {
+  MPI_Finalize();
+  return code;
+}
+
+typedef struct cli {
+  const char *command;
+  const char *scenario;
+  const char *sets[MAX_SETS];
+  int n_sets;
+  long steps; /* -1: scenario default */
+  const char *out;
+  int no_output;
+  const char *final_state;
+  const char *backend;
+  int quiet, timing;
+} cli;
+
+static int parse_long(const char *s, long *out) {
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (!*s || *end || v < 0) return -1;
+  *out = v;
+  return 0;
+}
+
+/* Returns 0, or 2 after printing a usage error. */
+static int parse_cli(int argc, char **argv, cli *c) {
+  char msg[512];
+  memset(c, 0, sizeof *c);
+  c->steps = -1;
+  c->command = argv[1];
+  int is_run = !strcmp(c->command, "run");
+  for (int k = 2; k < argc; ++k) {
+    const char *a = argv[k];
+    const char *val = k + 1 < argc ? argv[k + 1] : NULL;
+    int takes_value = !strcmp(a, "--set") || (is_run && (!strcmp(a, "--steps") || !strcmp(a, "--out") ||
+                                                         !strcmp(a, "--final-state") || !strcmp(a, "--backend")));
+    if (takes_value && !val) {
+      snprintf(msg, sizeof msg, "%s needs a value", a);
+      say(stderr, "throng: %s\n", msg);
+      return EXIT_BAD_INPUT;
+    }
+    if (!strcmp(a, "--set")) {
+      if (c->n_sets == MAX_SETS) {
+        say(stderr, "throng: %s\n", "too many --set options");
+        return EXIT_BAD_INPUT;
+      }
+      c->sets[c->n_sets++] = argv[++k];
+    } else if (is_run && !strcmp(a, "--steps")) {
+      if (parse_long(argv[++k], &c->steps)) {
+        snprintf(msg, sizeof msg, "--steps %s: expected a whole number >= 0", argv[k]);
+        say(stderr, "throng: %s\n", msg);
+        return EXIT_BAD_INPUT;
+      }
+    } else if (is_run && !strcmp(a, "--out")) {
+      c->out = argv[++k];
+    } else if (is_run && !strcmp(a, "--final-state")) {
+      c->final_state = argv[++k];
+    } else if (is_run && !strcmp(a, "--backend")) {
+      c->backend = argv[++k];
+    } else if (is_run && !strcmp(a, "--quiet")) {
+      c->quiet = 1;
+    } else if (is_run && !strcmp(a, "--timing")) {
+      c->timing = 1;
+    } else if (is_run && !strcmp(a, "--no-output")) {
+      c->no_output = 1;
+    } else if (a[0] == '-' && a[1]) {
+      snprintf(msg, sizeof msg, "unknown option '%s' for '%s' (see throng --help)", a, c->command);
+      say(stderr, "throng: %s\n", msg);
+      return EXIT_BAD_INPUT;
+    } else if (!c->scenario) {
+      c->scenario = a;
+    } else {
+      snprintf(msg, sizeof msg, "unexpected argument '%s' (one scenario file per run)", a);
+      say(stderr, "throng: %s\n", msg);
+      return EXIT_BAD_INPUT;
+    }
+  }
+  if (!c->scenario) {
+    snprintf(msg, sizeof msg, "'%s' needs a scenario file (see throng --help)", c->command);
+    say(stderr, "throng: %s\n", msg);
+    return EXIT_BAD_INPUT;
+  }
+  if (c->out && c->no_output) {
+    say(stderr, "throng: %s\n", "--out and --no-output exclude each other");
+    return EXIT_BAD_INPUT;
+  }
+  return 0;
+}
+
+static int cmd_info(void) {
+  if (g_rank != 0) return 0;
+  char lib[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0, major = 0, minor = 0;
+  MPI_Get_library_version(lib, &len);
+  MPI_Get_version(&major, &minor);
+  char *nl = strchr(lib, '\n');
+  if (nl) *nl = '\0';
+  printf("throng %s (%s build, %s)\n", THRONG_VERSION, THRONG_BUILD_TYPE, THRONG_C_COMPILER);
+  printf("backends:\n  cpu    yes (OpenMP: %s)\n", THRONG_FEATURE_OPENMP);
+#ifdef THRONG_HAVE_CUDA
+  printf("  cuda   built; %d GPU(s) visible\n", thr_cuda_device_count());
+#else
+  printf("  cuda   not built (configure with -DTHRONG_CUDA=ON)\n");
+#endif
+  printf("default backend: %s\n", thr_default_backend());
+  printf("MPI: %s (MPI standard %d.%d)\n", lib, major, minor);
+  printf("optional components:\n  HDF5      %s\n  Catalyst  %s\n", THRONG_FEATURE_HDF5, THRONG_FEATURE_CATALYST);
+  printf("strict floating point (THRONG_STRICT_FP): %s\n", THRONG_FEATURE_STRICT_FP);
+  return 0;
+}
+
+static const char *layout_name(int l) {
+  static const char *n[] = {"grid", "random", "disk", "ellipse", "circle"};
+  return l >= 0 && l <= THR_LAYOUT_CIRCLE ? n[l] : "?";
+}
+
+static int count_only(uint32_t id, thr_vec2 x, void *user) {
+  (void)id;
+  (void)x;
+  ++*(long *)user;
+  return 0;
+}
+
+static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_params *p, long total) {
+  printf("scenario %s (%s)\n", sc->name, sc->path);
+  printf("  world      [%g, %g] x [%g, %g] m, grid %d x %d cells of %g m\n", (double)sc->world_min.x,
+         (double)sc->world_max.x, (double)sc->world_min.y, (double)sc->world_max.y, w->gnx, w->gny,
+         (double)w->cell);
+  printf("  time       dt %.6g s, %ld steps (%.2f s)\n", (double)p->dt, sc->steps, (double)sc->steps * p->dt);
+  printf("  agents     %ld in %d block(s)\n", total, sc->n_blocks);
+  for (int b = 0; b < sc->n_blocks; ++b) {
+    const thr_block *k = &sc->blocks[b];
+    printf("    [%d] %-16s %-7s group %d  radius %g-%g  mass %g-%g  speed %g+-%g  goal %s\n", b, k->name,
+           layout_name(k->layout), k->group, (double)k->radius_min, (double)k->radius_max, (double)k->mass_min,
+           (double)k->mass_max, (double)k->speed_mean, (double)k->speed_spread,
+           k->goal_kind == THR_BGOAL_SET         ? "named"
+           : k->goal_kind == THR_BGOAL_POINT     ? "point"
+           : k->goal_kind == THR_BGOAL_OFFSET    ? "offset"
+           : k->goal_kind == THR_BGOAL_ANTIPODAL ? "antipodal"
+                                                 : "none");
+  }
+  printf("  goals      %d", sc->n_goals);
+  for (int g = 0; g < sc->n_goals; ++g) printf("%s%s", g ? ", " : " (", sc->goal_names[g]);
+  printf("%s\n", sc->n_goals ? ")" : "");
+  printf("  obstacles  %d (%d vertices)\n", sc->n_obstacles, sc->n_verts);
+  printf("  solver     %d stability + %d iterations, omega %g, radius scale %g\n", p->stability_iterations,
+         p->solver_iterations, (double)p->omega, (double)p->radius_scale);
+  printf("  contact    %s, friction %s (mu_s %g, mu_k %g)\n", p->contact_on ? "on" : "off",
+         p->friction_on ? "on" : "off", (double)p->mu_static, (double)p->mu_kinetic);
+  printf("  long range %s (k %g, tau0 %g s, radius %g m)\n", p->longrange_on ? "on" : "off",
+         (double)p->lr_stiffness, (double)p->lr_tau0, (double)p->lr_radius);
+  printf("  avoidance  %s (k %g, tau0 %g s, radius %g m)\n", p->avoidance_on ? "on" : "off",
+         (double)p->av_stiffness, (double)p->av_tau0, (double)p->av_radius);
+  printf("  walls      %s (stiffness %g)\n", p->walls_on ? "on" : "off", (double)p->wall_stiffness);
+  printf("  xsph       %s (c %g, h %g m)\n", p->xsph_on ? "on" : "off", (double)p->xsph_c, (double)p->xsph_h);
+  printf("  clamps     max speed %g m/s, max acceleration %g m/s^2 (0 = off)\n", (double)p->max_speed,
+         (double)p->max_accel);
+  printf("  blending   alpha %g, arrive radius %g m\n", (double)p->alpha, (double)p->arrive_radius);
+  printf("  output     %s, trajectory every %d steps, metrics every %d steps\n",
+         sc->out_dir[0] ? sc->out_dir : "out/<name>", sc->trajectory_every, sc->metrics_every);
+}
+
+static int cmd_check(const cli *c) {
+  char err[2048] = "";
+  thr_scenario sc;
+  if (thr_config_load(c->scenario, c->sets, c->n_sets, &sc, err, sizeof err)) {
+    say(stderr, "throng: %s\n", err);
+    thr_scenario_free(&sc);
+    return EXIT_BAD_INPUT;
+  }
+  thr_params prm = sc.prm;
+  thr_world w;
+  long total = 0;
+  int rc = thr_world_init(&w, &sc, &prm, thr_scenario_max_radius(&sc), err, sizeof err);
+  if (!rc) {
+    thr_agents none;
+    thr_agents_init(&none);
+    rc = thr_populate(&sc, &w, &prm, count_only, &total, &none, err, sizeof err);
+    thr_agents_free(&none);
+  }
+  if (rc) {
+    say(stderr, "throng: %s\n", err);
+  } else if (g_rank == 0) {
+    print_summary(&sc, &w, &prm, total);
+    printf("ok\n");
+  }
+  thr_world_free(&w);
+  thr_scenario_free(&sc);
+  return rc ? EXIT_BAD_INPUT : 0;
+}
+
+static int cmd_run(const cli *c) {
+  char err[2048] = "";
+  thr_scenario sc;
+  if (thr_config_load(c->scenario, c->sets, c->n_sets, &sc, err, sizeof err)) {
+    say(stderr, "throng: %s\n", err);
+    thr_scenario_free(&sc);
+    return EXIT_BAD_INPUT;
+  }
+  thr_sim sim;
+  int rc = thr_sim_init(&sim, &sc, c->backend, MPI_COMM_WORLD, err, sizeof err);
+  if (rc) {
+    say(stderr, "throng: %s\n", err);
+    thr_sim_free(&sim);
+    thr_scenario_free(&sc);
+    return rc == -1 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
+  }
+  sim.timing = c->timing;
+  char dir[1100];
+  if (c->out)
+    snprintf(dir, sizeof dir, "%s", c->out);
+  else if (sc.out_dir[0])
+    snprintf(dir, sizeof dir, "%s", sc.out_dir);
+  else
+    snprintf(dir, sizeof dir, "out/%s", sc.name);
+  thr_run_opts o = {
+      .steps = c->steps >= 0 ? c->steps : sc.steps,
+      .out_dir = c->no_output ? NULL : dir,
+      .final_state = c->final_state,
+      .quiet = c->quiet,
+      .trajectory_every = sc.trajectory_every,
+      .metrics_every = sc.metrics_every,
+  };
+  if (g_rank == 0 && !c->quiet)
+    fprintf(stderr, "throng: %s: %ld agents, %ld steps, backend %s, %d rank(s)\n", sc.name, sim.n_global, o.steps,
+            sim.be->ops->name, sim.nranks);
+  rc = thr_run(&sim, &sc, &o, err, sizeof err);
+  if (rc) say(stderr, "throng: %s\n", err);
+  thr_sim_free(&sim);
+  thr_scenario_free(&sc);
+  return rc ? EXIT_RUNTIME : 0;
+}
+
+int main(int argc, char **argv) {
+  int provided;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
+  if (argc < 2) {
+    if (g_rank == 0) usage(stderr);
+    return finish(EXIT_BAD_INPUT);
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+    if (g_rank == 0) usage(stdout);
+    return finish(0);
+  }
+  if (!strcmp(cmd, "--version")) {
+    if (g_rank == 0) printf("throng %s\n", THRONG_VERSION);
+    return finish(0);
+  }
+  if (!strcmp(cmd, "info")) return finish(cmd_info());
+  if (strcmp(cmd, "run") && strcmp(cmd, "check")) {
+    if (g_rank == 0) fprintf(stderr, "throng: unknown command '%s' (see throng --help)\n", cmd);
+    return finish(EXIT_BAD_INPUT);
+  }
+  cli c;
+  int rc = parse_cli(argc, argv, &c);
+  if (rc) return finish(rc);
+  return finish(!strcmp(cmd, "run") ? cmd_run(&c) : cmd_check(&c));
+}

@@ -1,0 +1,23 @@
+# Command-line bad input that needs no fixture file of its own: unreadable or
+# missing scenario paths, bad --set overrides, unknown options. Each case runs
+# check_cli_errors.py, which uses tests/data/good/minimal.yaml as the scenario
+# and requires exit status 2, a message naming the culprit, and no output.
+# Included from tests/CMakeLists.txt (THRONG_EXE, THRONG_TEST_ENV, Python3).
+set(THRONG_CLI_ERROR_CASES
+  good_minimal
+  missing_path
+  unreadable_path
+  set_no_equals
+  set_missing_value
+  set_unknown_key
+  set_unknown_nested_key
+  set_bad_value
+  set_bad_yaml
+  set_bad_index
+  unknown_option)
+
+foreach(case ${THRONG_CLI_ERROR_CASES})
+  add_test(NAME unit.cli.${case}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_cli_errors.py ${THRONG_EXE} ${case})
+  set_tests_properties(unit.cli.${case} PROPERTIES LABELS unit ENVIRONMENT "${THRONG_TEST_ENV}")
+endforeach()
