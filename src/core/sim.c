@@ -146,6 +146,7 @@ void thr_sim_step(thr_sim *s) {
 void thr_sim_measure(thr_sim *s, thr_metrics *m) {
   thr_metrics_partial p;
   double t0 = MPI_Wtime();
+  thr_decomp_forward(s->dc, s->be, THR_HALO_X); /* ghosts' final positions */
   s->be->ops->measure(s->be, &p);
   long sums[4] = {p.agents, p.at_goal, p.overlap_pairs, p.wall_penetrations};
   int64_t speed = p.speed_sum_q;

@@ -10,9 +10,6 @@
 #include "../core/world.h"
 #include "../kernels/backend.h"
 
-/* Fields forwarded to ghosts after a pass. */
-enum { THR_HALO_X = 1, THR_HALO_P = 2, THR_HALO_VNEW = 4 };
-
 typedef struct thr_decomp thr_decomp;
 
 int thr_decomp_create(thr_decomp **d, MPI_Comm comm, const thr_world *w, const thr_params *prm, char *err,

@@ -27,6 +27,20 @@ typedef struct thr_metrics_partial {
   double max_wall_overlap;
 } thr_metrics_partial;
 
+/* What a ghost (a copy of another rank's agent) carries: everything a
+ * neighbour loop reads. */
+typedef struct thr_ghost_rec {
+  uint32_t id;
+  float radius;
+  float inv_mass;
+  thr_vec2 x, p, v;
+} thr_ghost_rec;
+
+/* Fields forwarded to ghosts after a pass (thr_backend_ops.pack_halo):
+ * in the buffer, the selected fields follow each other in this order, each
+ * as an array of n thr_vec2. */
+enum { THR_HALO_X = 1, THR_HALO_P = 2, THR_HALO_VNEW = 4 };
+
 typedef struct thr_backend thr_backend;
 
 typedef struct thr_backend_ops {
@@ -51,6 +65,28 @@ typedef struct thr_backend_ops {
   void (*finalize)(thr_backend *b);    /* XSPH, clamps, x = x*, goal flags */
   void (*measure)(thr_backend *b, thr_metrics_partial *out);
   void (*sync)(thr_backend *b);        /* wait for queued work (timing) */
+
+  /* ---- support for the domain decomposition (decomp/ calls these) ---- */
+  /* Global cell coordinates (gx, gy) of every owned agent's x*, into
+   * cells[2*i], cells[2*i+1] (host array of 2*n_owned). */
+  int (*owned_cells)(thr_backend *b, int32_t *cells);
+  /* Remove the owned agents idx[0..n) (ascending) and return their full
+   * records in recs (host). Ghosts are dropped. */
+  int (*extract_owned)(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs);
+  /* Append owned agents (after extract_owned; ghosts are dropped). */
+  int (*append_owned)(thr_backend *b, const thr_agent_rec *recs, size_t n);
+  /* Ghost payload of owned agents idx[0..n) into out (host). */
+  int (*pack_ghosts)(thr_backend *b, const int *idx, size_t n, thr_ghost_rec *out);
+  /* Replace the ghosts by g[0..n) (stored after the owned agents, in order). */
+  int (*set_ghosts)(thr_backend *b, const thr_ghost_rec *g, size_t n);
+  /* The halo plan of this step: owned agents idx[0..n) are sent, in that
+   * order, whenever fields are forwarded. */
+  int (*set_halo_send)(thr_backend *b, const int *idx, size_t n);
+  /* Pack the selected fields (THR_HALO_*) of the send list into buf
+   * (host memory, n_send * 8 bytes per field). */
+  void (*pack_halo)(thr_backend *b, int fields, void *buf);
+  /* Unpack the selected fields of all ghosts, in ghost order, from buf. */
+  void (*unpack_halo)(thr_backend *b, int fields, const void *buf);
 } thr_backend_ops;
 
 struct thr_backend {
