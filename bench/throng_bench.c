@@ -17,7 +17,7 @@ static void usage(void) {
   fprintf(stderr,
           "usage: throng-bench [--steps N] [--warmup W] [--backend NAME] [--set KEY=VALUE]... SCENARIO.yaml...\n"
           "prints CSV: scenario,backend,ranks,agents,steps,seconds,agent_steps_per_s,ms_per_step,"
-          "<phase>_ms per step\n");
+          "<phase>_ms per step,memory_bytes_per_agent\n");
 }
 
 static int bench_one(const char *path, const char *const *sets, int n_sets, const char *backend, long steps,
@@ -53,7 +53,8 @@ static int bench_one(const char *path, const char *const *sets, int n_sets, cons
            wall > 0.0 ? (double)s.n_global * (double)steps / wall : 0.0, wall * per);
     for (int p = 0; p < THR_PHASE_COUNT; ++p)
       if (p != THR_PHASE_METRICS) printf(",%.6f", s.timers.t[p] * per);
-    printf("\n");
+    size_t mem = s.be->ops->memory_bytes ? s.be->ops->memory_bytes(s.be) : 0;
+    printf(",%.1f\n", s.n_global ? (double)mem * s.nranks / (double)s.n_global : 0.0);
     fflush(stdout);
   }
   thr_sim_free(&s);
@@ -90,7 +91,7 @@ int main(int argc, char **argv) {
           printf("scenario,backend,ranks,agents,steps,seconds,agent_steps_per_s,ms_per_step");
           for (int p = 0; p < THR_PHASE_COUNT; ++p)
             if (p != THR_PHASE_METRICS) printf(",%s_ms", thr_phase_name(p));
-          printf("\n");
+          printf(",memory_bytes_per_agent\n");
         }
       }
       int r = bench_one(a, sets, n_sets, backend, steps, warmup, rank);

@@ -21,12 +21,25 @@ const char *thr_default_backend(void) {
   return "cpu";
 }
 
-static thr_backend *create_backend(const char *name, char *err, size_t errlen) {
+#ifdef THRONG_HAVE_CUDA
+/* Rank among the ranks of this node: each rank drives GPU local_rank % n. */
+static int node_local_rank(MPI_Comm comm) {
+  MPI_Comm node;
+  int r = 0;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &r);
+  MPI_Comm_free(&node);
+  return r;
+}
+#endif
+
+static thr_backend *create_backend(const char *name, MPI_Comm comm, char *err, size_t errlen) {
   if (!strcmp(name, "cpu")) return thr_backend_cpu_create();
   if (!strcmp(name, "cuda")) {
 #ifdef THRONG_HAVE_CUDA
-    return thr_backend_cuda_create(err, errlen);
+    return thr_backend_cuda_create(node_local_rank(comm), err, errlen);
 #else
+    (void)comm;
     snprintf(err, errlen, "--backend cuda: this build has no CUDA backend (configure with -DTHRONG_CUDA=ON)");
     return NULL;
 #endif
@@ -73,7 +86,7 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
   }
 
   const char *name = backend ? backend : thr_default_backend();
-  s->be = create_backend(name, err, errlen);
+  s->be = create_backend(name, comm, err, errlen);
   if (!s->be) {
     thr_agents_free(&owned);
     return -1;

@@ -87,6 +87,10 @@ typedef struct thr_backend_ops {
   void (*pack_halo)(thr_backend *b, int fields, void *buf);
   /* Unpack the selected fields of all ghosts, in ghost order, from buf. */
   void (*unpack_halo)(thr_backend *b, int fields, const void *buf);
+
+  /* Bytes of backend memory (device memory for the CUDA backend) held for
+   * agents, grid and world; NULL when not measured. */
+  size_t (*memory_bytes)(thr_backend *b);
 } thr_backend_ops;
 
 struct thr_backend {
@@ -97,7 +101,8 @@ struct thr_backend {
 /* Available backends. */
 thr_backend *thr_backend_cpu_create(void);
 #ifdef THRONG_HAVE_CUDA
-thr_backend *thr_backend_cuda_create(char *err, size_t errlen);
+/* device = node-local rank modulo the number of visible GPUs */
+thr_backend *thr_backend_cuda_create(int local_rank, char *err, size_t errlen);
 int thr_cuda_device_count(void);
 #endif
 

@@ -1,0 +1,238 @@
+/* The CUDA backend: the operations table of backend.h. Agent data stay on
+ * the device; the host sees them only for output, metrics and the
+ * decomposition's small transfers. Each operation is an NVTX range, so a
+ * profile (nsys, ncu) shows the phases by name. */
+#include <nvtx3/nvToolsExt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_state.cuh"
+
+static cuda_state *state(thr_backend *b) { return (cuda_state *)b->impl; }
+
+struct nvtx_range {
+  explicit nvtx_range(const char *name) { nvtxRangePushA(name); }
+  ~nvtx_range() { nvtxRangePop(); }
+};
+
+template <typename T>
+static T *upload_array(const T *h, size_t n) {
+  T *d = NULL;
+  CUDA_CHECK(cudaMalloc(&d, (n ? n : 1) * sizeof(T)));
+  if (n && h) CUDA_CHECK(cudaMemcpy(d, h, n * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+static void free_world(cuda_state *s) {
+  void *ptrs[] = {s->d_vfirst, s->d_closed, s->d_obs_offset, s->d_obs_items, s->d_verts,
+                  s->d_goals,  s->d_set_first, s->d_set_items, s->d_offset, s->d_count};
+  for (void *p : ptrs)
+    if (p) cudaFree(p);
+  s->d_vfirst = s->d_closed = s->d_obs_offset = s->d_obs_items = s->d_set_first = s->d_set_items = NULL;
+  s->d_offset = s->d_count = NULL;
+  s->d_verts = NULL;
+  s->d_goals = NULL;
+}
+
+static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *prm) {
+  nvtx_range r("set_world");
+  cuda_state *s = state(b);
+  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  free_world(s);
+  s->prm = *prm;
+  s->geom = thr_world_grid_geometry(w);
+  s->k_contact = w->k_contact;
+  s->k_longrange = w->k_longrange;
+  s->k_xsph = w->k_xsph;
+  s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;
+  s->n_obstacles = w->n_obstacles;
+  s->d_vfirst = upload_array(w->obs_vfirst, (size_t)w->n_obstacles + 1);
+  s->d_closed = upload_array(w->obs_closed, (size_t)w->n_obstacles);
+  s->d_verts = upload_array(w->verts, (size_t)w->n_verts);
+  s->d_obs_offset = upload_array(w->obs_cell_offset, s->ncell + 1);
+  s->obs_items = (size_t)w->obs_cell_offset[s->ncell];
+  s->d_obs_items = upload_array(w->obs_cell_items, s->obs_items);
+  s->n_goals = w->n_goals;
+  s->n_sets = w->n_sets;
+  s->d_goals = upload_array(w->goals, (size_t)w->n_goals);
+  s->d_set_first = upload_array(w->set_first, (size_t)w->n_sets + 1);
+  s->d_set_items = upload_array(w->set_items, (size_t)(w->n_sets ? w->set_first[w->n_sets] : 0));
+  s->d_offset = upload_array<int>(NULL, s->ncell + 1);
+  s->d_count = upload_array<int>(NULL, s->ncell + 1);
+  CUDA_CHECK(cudaMemset(s->d_offset, 0, (s->ncell + 1) * sizeof(int)));
+  s->order_is_identity = 0;
+  return 0;
+}
+
+static int cuda_set_agents(thr_backend *b, const thr_agents *owned) { return thr_cuda_upload_owned(state(b), owned); }
+static int cuda_get_agents(thr_backend *b, thr_agents *owned) { return thr_cuda_download_owned(state(b), owned); }
+static size_t cuda_n_owned(thr_backend *b) { return state(b)->a.n_owned; }
+
+static void cuda_predict(thr_backend *b) {
+  nvtx_range r("predict");
+  thr_cuda_predict(state(b));
+}
+
+__global__ void k_iota(int n, int *a) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) a[i] = i;
+}
+
+/* Owned agents into (cell, id) order; ghosts are dropped (the
+ * decomposition sets new ones). Without ghosts the index is then complete:
+ * the offsets stay valid and the order is the identity. */
+static void cuda_sort_owned(thr_backend *b) {
+  nvtx_range r("sort_owned");
+  cuda_state *s = state(b);
+  size_t n = s->a.n_owned;
+  s->a.n = n;
+  thr_cuda_assign_cells(s, 0, n);
+  thr_cuda_cell_sort(s, n);
+  thr_cuda_gather_fields(s, s->order, n);
+  thr_cuda_assign_cells(s, 0, n);
+  if (n) {
+    k_iota<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->order);
+    CUDA_LAUNCHED("iota");
+  }
+  s->order_is_identity = 1;
+}
+
+static void cuda_build_index(thr_backend *b) {
+  nvtx_range r("build_index");
+  cuda_state *s = state(b);
+  if (s->order_is_identity && s->a.n == s->a.n_owned) return;
+  thr_cuda_assign_cells(s, s->a.n_owned, s->a.n);
+  thr_cuda_cell_sort(s, s->a.n);
+  s->order_is_identity = 0;
+}
+
+static void cuda_stability(thr_backend *b) {
+  nvtx_range r("stability");
+  thr_cuda_stability(state(b));
+}
+static void cuda_long_range(thr_backend *b) {
+  nvtx_range r("long_range");
+  thr_cuda_long_range(state(b));
+}
+static void cuda_contact(thr_backend *b) {
+  nvtx_range r("contact");
+  thr_cuda_contact(state(b));
+}
+static void cuda_velocity(thr_backend *b) {
+  nvtx_range r("velocity");
+  thr_cuda_velocity(state(b));
+}
+static void cuda_finalize(thr_backend *b) {
+  nvtx_range r("xsph_finalize");
+  thr_cuda_finalize(state(b));
+}
+static void cuda_measure(thr_backend *b, thr_metrics_partial *out) {
+  nvtx_range r("measure");
+  thr_cuda_measure(state(b), out);
+}
+static void cuda_sync(thr_backend *b) { CUDA_CHECK(cudaStreamSynchronize(state(b)->stream)); }
+
+static int cuda_owned_cells(thr_backend *b, int32_t *cells) { return thr_cuda_owned_cells(state(b), cells); }
+static int cuda_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs) {
+  nvtx_range r("migrate_out");
+  return thr_cuda_extract_owned(state(b), idx, n, recs);
+}
+static int cuda_append_owned(thr_backend *b, const thr_agent_rec *recs, size_t n) {
+  nvtx_range r("migrate_in");
+  return thr_cuda_append_owned(state(b), recs, n);
+}
+static int cuda_pack_ghosts(thr_backend *b, const int *idx, size_t n, thr_ghost_rec *out) {
+  nvtx_range r("pack_ghosts");
+  return thr_cuda_pack_ghosts(state(b), idx, n, out);
+}
+static int cuda_set_ghosts(thr_backend *b, const thr_ghost_rec *g, size_t n) {
+  nvtx_range r("set_ghosts");
+  return thr_cuda_set_ghosts(state(b), g, n);
+}
+static int cuda_set_halo_send(thr_backend *b, const int *idx, size_t n) {
+  return thr_cuda_set_halo_send(state(b), idx, n);
+}
+static void cuda_pack_halo(thr_backend *b, int fields, void *buf) {
+  nvtx_range r("pack_halo");
+  thr_cuda_pack_halo(state(b), fields, buf);
+}
+static void cuda_unpack_halo(thr_backend *b, int fields, const void *buf) {
+  nvtx_range r("unpack_halo");
+  thr_cuda_unpack_halo(state(b), fields, buf);
+}
+
+/* Everything this backend allocated on the device (agents, scratch, grid,
+ * world, staging). */
+static size_t cuda_memory_bytes(thr_backend *b) {
+  cuda_state *s = state(b);
+  size_t per_agent = 0;
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    size_t elem;
+    thr_agents_field(&s->a, f, &elem);
+    per_agent += elem;
+  }
+  per_agent += 4 * sizeof(thr_vec2) + 3 * sizeof(int); /* p2, x2, vnew, scratch8; cell_of, order, slot */
+  return s->a.cap * per_agent + 3 * (s->ncell + 1) * sizeof(int) + s->obs_items * sizeof(int) +
+         s->scan_tmp_bytes + s->stage_cap + s->send_cap * sizeof(int);
+}
+
+static void cuda_destroy(thr_backend *b) {
+  if (!b) return;
+  cuda_state *s = state(b);
+  cudaStreamSynchronize(s->stream);
+  free_world(s);
+  thr_cuda_free_agents(s);
+  if (s->d_scan_tmp) cudaFree(s->d_scan_tmp);
+  if (s->d_metrics) cudaFree(s->d_metrics);
+  if (s->d_send_idx) cudaFree(s->d_send_idx);
+  if (s->d_stage) cudaFree(s->d_stage);
+  if (s->h_stage) cudaFreeHost(s->h_stage);
+  cudaStreamDestroy(s->stream);
+  free(s);
+  free(b);
+}
+
+static const thr_backend_ops cuda_ops = {
+    "cuda",           cuda_destroy,       cuda_set_world,     cuda_set_agents,    cuda_get_agents,
+    cuda_n_owned,     cuda_predict,       cuda_sort_owned,    cuda_build_index,   cuda_stability,
+    cuda_long_range,  cuda_contact,       cuda_velocity,      cuda_finalize,      cuda_measure,
+    cuda_sync,        cuda_owned_cells,   cuda_extract_owned, cuda_append_owned,  cuda_pack_ghosts,
+    cuda_set_ghosts,  cuda_set_halo_send, cuda_pack_halo,     cuda_unpack_halo,   cuda_memory_bytes,
+};
+
+extern "C" int thr_cuda_device_count(void) {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError(); /* clear: no driver or no device */
+    return 0;
+  }
+  return n;
+}
+
+extern "C" thr_backend *thr_backend_cuda_create(int local_rank, char *err, size_t errlen) {
+  int count = thr_cuda_device_count();
+  if (count <= 0) {
+    snprintf(err, errlen, "--backend cuda: no CUDA GPU is visible on this node (check CUDA_VISIBLE_DEVICES and "
+                          "the driver)");
+    return NULL;
+  }
+  int device = local_rank % count;
+  if (cudaSetDevice(device) != cudaSuccess) {
+    snprintf(err, errlen, "--backend cuda: cannot use GPU %d", device);
+    return NULL;
+  }
+  thr_backend *b = (thr_backend *)calloc(1, sizeof *b);
+  cuda_state *s = (cuda_state *)calloc(1, sizeof *s);
+  if (!b || !s) {
+    free(b);
+    free(s);
+    snprintf(err, errlen, "out of host memory");
+    return NULL;
+  }
+  s->device = device;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+  b->ops = &cuda_ops;
+  b->impl = s;
+  return b;
+}

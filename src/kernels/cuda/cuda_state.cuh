@@ -1,0 +1,102 @@
+/* State of the CUDA backend, shared by its translation units: device
+ * copies of the world, the local agents (owned first, then ghosts) as
+ * structure of arrays, and per-step scratch. */
+#ifndef THRONG_CUDA_STATE_CUH
+#define THRONG_CUDA_STATE_CUH
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include "kernels/backend.h"
+#include "kernels/passes.h"
+}
+
+/* Abort the run on a CUDA failure (a runtime failure, never bad input). */
+void thr_cuda_fail(cudaError_t e, const char *what, const char *file, int line);
+#define CUDA_CHECK(call)                                                  \
+  do {                                                                    \
+    cudaError_t e_ = (call);                                              \
+    if (e_ != cudaSuccess) thr_cuda_fail(e_, #call, __FILE__, __LINE__);  \
+  } while (0)
+#define CUDA_LAUNCHED(what) CUDA_CHECK(cudaGetLastError())
+
+enum { THR_CUDA_BLOCK = 256 };
+static inline unsigned thr_blocks(size_t n) { return (unsigned)((n + THR_CUDA_BLOCK - 1) / THR_CUDA_BLOCK); }
+
+typedef struct cuda_state {
+  int device;
+  cudaStream_t stream;
+  thr_params prm;
+  thr_grid_view geom; /* window geometry; array pointers unused */
+  int k_contact, k_longrange, k_xsph;
+
+  /* world on the device */
+  int n_obstacles;
+  int *d_vfirst, *d_closed, *d_obs_offset, *d_obs_items;
+  size_t obs_items;
+  thr_vec2 *d_verts;
+  int n_goals, n_sets;
+  thr_goal *d_goals;
+  int *d_set_first, *d_set_items;
+
+  /* neighbour grid */
+  size_t ncell;
+  int *d_offset; /* [ncell + 1] */
+  int *d_count;  /* [ncell + 1] histogram */
+  void *d_scan_tmp;
+  size_t scan_tmp_bytes;
+
+  /* agents: device pointers laid out like thr_agents (same field table) */
+  thr_agents a; /* a.n, a.n_owned, a.cap describe the device arrays */
+  thr_vec2 *p2, *x2, *vnew, *scratch8;
+  int *cell_of, *order, *slot;
+  int order_is_identity; /* owned sorted, no ghosts: order[k] == k */
+
+  /* metrics accumulator */
+  void *d_metrics;
+
+  /* decomposition: halo send list and staging */
+  int *d_send_idx;
+  size_t n_send, send_cap;
+  void *d_stage;     /* device staging for packs */
+  size_t stage_cap;
+  void *h_stage;     /* pinned host staging */
+  size_t h_stage_cap;
+} cuda_state;
+
+/* Memory (cuda_memory.cu) */
+int thr_cuda_reserve(cuda_state *s, size_t cap);
+void thr_cuda_free_agents(cuda_state *s);
+void *thr_cuda_stage(cuda_state *s, size_t bytes);
+void *thr_cuda_host_stage(cuda_state *s, size_t bytes);
+void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n);
+
+/* Grid (cuda_grid.cu) */
+void thr_cuda_assign_cells(cuda_state *s, size_t from, size_t to);
+void thr_cuda_cell_sort(cuda_state *s, size_t n);
+
+/* Passes (cuda_passes.cu) */
+thr_ctx thr_cuda_ctx(const cuda_state *s);
+void thr_cuda_predict(cuda_state *s);
+void thr_cuda_stability(cuda_state *s);
+void thr_cuda_long_range(cuda_state *s);
+void thr_cuda_contact(cuda_state *s);
+void thr_cuda_velocity(cuda_state *s);
+void thr_cuda_finalize(cuda_state *s);
+void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out);
+
+/* Moving agents and ghosts (cuda_transfer.cu) */
+int thr_cuda_upload_owned(cuda_state *s, const thr_agents *owned);
+int thr_cuda_download_owned(cuda_state *s, thr_agents *owned);
+int thr_cuda_owned_cells(cuda_state *s, int32_t *cells);
+int thr_cuda_extract_owned(cuda_state *s, const int *idx, size_t n, thr_agent_rec *recs);
+int thr_cuda_append_owned(cuda_state *s, const thr_agent_rec *recs, size_t n);
+int thr_cuda_pack_ghosts(cuda_state *s, const int *idx, size_t n, thr_ghost_rec *out);
+int thr_cuda_set_ghosts(cuda_state *s, const thr_ghost_rec *g, size_t n);
+int thr_cuda_set_halo_send(cuda_state *s, const int *idx, size_t n);
+void thr_cuda_pack_halo(cuda_state *s, int fields, void *buf);
+void thr_cuda_unpack_halo(cuda_state *s, int fields, const void *buf);
+
+#endif
