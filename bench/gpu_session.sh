@@ -31,7 +31,14 @@ if [ "$what" != bench ]; then
   (ctest --test-dir build-strict -L gpu --output-on-failure 2>&1 | tee "$out/ctest-gpu-strict.log") | tail -15
   (ctest --test-dir build-gpu -L gpu --output-on-failure 2>&1 | tee "$out/ctest-gpu-default.log") | tail -15
 fi
-if [ "$what" != tests ]; then
+if [ "$what" = profile ] || [ "$what" = all+profile ]; then
+  python3 bench/make_evacuation.py 1000000 "$out/evac-prof.yaml"
+  ncu --kernel-name regex:'k_long_range_list|k_lr_list|k_contact|k_finalize|k_stability' --launch-skip 10 \
+      --launch-count 5 --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
+      build-gpu/bin/throng-bench --backend cuda --steps 3 --warmup 1 "$out/evac-prof.yaml" > "$out/ncu.txt" 2>&1
+  grep -E "k_|Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|L1/TEX Hit|L2 Hit" "$out/ncu.txt" | head -80
+fi
+if [ "$what" != tests ] && [ "$what" != profile ]; then
   for n in $sizes; do
     python3 bench/make_evacuation.py "$n" "$out/evac-$n.yaml"
   done

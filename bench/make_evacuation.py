@@ -42,6 +42,8 @@ def main():
     goals = {"exit_west": [[-w + 1, -e], [-h - 4, e]], "exit_east": [[h + 4, -e], [w - 1, e]],
              "exit_south": [[-e, -w + 1], [e, -h - 4]], "exit_north": [[-e, h + 4], [e, w - 1]]}
     lo = -inner / 2.0 + spacing / 2.0
+    # jitter that keeps lattice neighbours >= 1.05 x (0.25 + 0.25) m apart
+    jitter = max(0.0, min(0.1, (spacing - 0.53) / 2.0))
     hi_x = lo + (cols - 1) * spacing
     hi_y = lo + (rows - 1) * spacing
     def pt(q):
@@ -69,7 +71,7 @@ def main():
     lines += [
         "agents:",
         f"  - {{name: crowd, layout: grid, min: [{lo:.4f}, {lo:.4f}], max: [{hi_x:.4f}, {hi_y:.4f}], "
-        f"rows: {rows}, cols: {cols}, count: {a.n}, jitter: {0.2 * spacing:.4f}, agent_radius: 0.25, "
+        f"rows: {rows}, cols: {cols}, count: {a.n}, jitter: {jitter:.4f}, agent_radius: 0.25, "
         "speed: {mean: 1.34, spread: 0.2}, goal: [exit_west, exit_east, exit_south, exit_north]}",
         "output: {trajectory_every: 0, metrics_every: 0}",
     ]

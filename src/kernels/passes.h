@@ -80,41 +80,101 @@ THR_HD thr_vec2 thr_agent_stability(const thr_ctx *c, int i) {
   return thr_jacobi_average(sum, n, prm->omega);
 }
 
-/* Long-range group of a solver iteration (sections 4.4, 4.5): every
- * neighbour whose start-of-step distance is within the search radius.
- * Returns the new x*_i. */
-THR_HD thr_vec2 thr_agent_long_range(const thr_ctx *c, int i) {
-  const thr_params *prm = &c->prm;
-  thr_vec2 xi = c->x[i], pi = c->p[i];
-  float ri = c->radius[i], wi = c->inv_mass[i];
+/* Search radius of the long-range group: the larger of the enabled ones. */
+THR_HD float thr_lr_search_radius(const thr_params *prm) {
   float rad = prm->longrange_on ? prm->lr_radius : 0.0f;
   if (prm->avoidance_on && prm->av_radius > rad) rad = prm->av_radius;
+  return rad;
+}
+
+/* The long-range group's constraints between i and neighbour j (d2: their
+ * squared start-of-step distance): the pair is predicted once and gives a
+ * collision and/or an avoidance response. */
+THR_HD void thr_lr_accumulate(const thr_ctx *c, thr_vec2 xi, thr_vec2 pi, float ri, float wi, int j, float d2,
+                              thr_vec2 *sum, int *n) {
+  const thr_params *prm = &c->prm;
+  int lr = prm->longrange_on && d2 <= prm->lr_radius * prm->lr_radius;
+  int av = prm->avoidance_on && d2 <= prm->av_radius * prm->av_radius;
+  if (!lr && !av) return;
+  float tau0 = lr && av ? fmaxf(prm->lr_tau0, prm->av_tau0) : (lr ? prm->lr_tau0 : prm->av_tau0);
+  thr_vec2 xj = c->x[j];
+  thr_lr_pred q;
+  if (!thr_lr_predict(xi, pi, xj, c->p[j], (ri + c->radius[j]) * prm->radius_scale, wi, c->inv_mass[j], prm->dt,
+                      tau0, &q))
+    return;
+  float s_lr = 0.0f;
+  int have_lr = 0;
+  if (lr && thr_lr_valid(&q, prm->lr_tau0)) {
+    have_lr = 1;
+    s_lr = thr_lr_stiffness(&q, prm->lr_stiffness, prm->lr_tau0);
+    *sum = v2_add(*sum, thr_lr_collision(&q, s_lr, prm->dt));
+    ++*n;
+  }
+  if (av && thr_lr_valid(&q, prm->av_tau0)) {
+    /* the usual case, equal parameters: one exponential for both */
+    float s_av = have_lr && prm->av_stiffness == prm->lr_stiffness && prm->av_tau0 == prm->lr_tau0
+                     ? s_lr
+                     : thr_lr_stiffness(&q, prm->av_stiffness, prm->av_tau0);
+    thr_vec2 dx;
+    if (thr_lr_avoidance(&q, xi, xj, s_av, prm->dt, &dx)) {
+      *sum = v2_add(*sum, dx);
+      ++*n;
+    }
+  }
+}
+
+/* Long-range group of a solver iteration (sections 4.4, 4.5): every
+ * neighbour whose start-of-step distance is within the search radius,
+ * found by scanning the grid. Returns the new x*_i. */
+THR_HD thr_vec2 thr_agent_long_range(const thr_ctx *c, int i) {
+  thr_vec2 xi = c->x[i], pi = c->p[i];
+  float ri = c->radius[i], wi = c->inv_mass[i];
+  float rad = thr_lr_search_radius(&c->prm);
   thr_vec2 sum = v2(0.0f, 0.0f);
   int n = 0;
   thr_nbr_iter it;
   thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
   for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
     if (j == i) continue;
-    thr_vec2 xj = c->x[j];
-    float d2 = v2_len2(v2_sub(xi, xj));
-    if (!(d2 <= rad * rad)) continue;
-    float rsum = (ri + c->radius[j]) * prm->radius_scale;
-    float wj = c->inv_mass[j];
-    thr_vec2 dx;
-    if (prm->longrange_on && d2 <= prm->lr_radius * prm->lr_radius &&
-        thr_long_range(xi, pi, xj, c->p[j], rsum, wi, wj, prm->dt, prm->lr_stiffness, prm->lr_tau0,
-                       THR_LR_COLLISION, &dx)) {
-      sum = v2_add(sum, dx);
-      ++n;
-    }
-    if (prm->avoidance_on && d2 <= prm->av_radius * prm->av_radius &&
-        thr_long_range(xi, pi, xj, c->p[j], rsum, wi, wj, prm->dt, prm->av_stiffness, prm->av_tau0,
-                       THR_LR_AVOIDANCE, &dx)) {
-      sum = v2_add(sum, dx);
-      ++n;
-    }
+    float d2 = v2_len2(v2_sub(xi, c->x[j]));
+    if (d2 <= rad * rad) thr_lr_accumulate(c, xi, pi, ri, wi, j, d2, &sum, &n);
   }
-  return v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
+  return v2_add(pi, thr_jacobi_average(sum, n, c->prm.omega));
+}
+
+/* The long-range neighbours of i (start-of-step distance within the search
+ * radius), in canonical order, into list[k * stride] for k < cap. x^n does
+ * not change during the solver iterations, so the list is built once per
+ * step. Returns the number of neighbours (more than cap: the list is
+ * incomplete and thr_agent_long_range_list scans the grid instead). */
+THR_HD int thr_agent_lr_list(const thr_ctx *c, int i, int *list, int stride, int cap) {
+  thr_vec2 xi = c->x[i];
+  float rad = thr_lr_search_radius(&c->prm);
+  int count = 0;
+  thr_nbr_iter it;
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
+  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+    if (j == i || !(v2_len2(v2_sub(xi, c->x[j])) <= rad * rad)) continue;
+    if (count < cap) list[count * stride] = j;
+    ++count;
+  }
+  return count;
+}
+
+/* thr_agent_long_range over a list from thr_agent_lr_list: the same
+ * neighbours in the same order, so the same result bit for bit. */
+THR_HD thr_vec2 thr_agent_long_range_list(const thr_ctx *c, int i, const int *list, int stride, int count,
+                                          int cap) {
+  if (count > cap) return thr_agent_long_range(c, i);
+  thr_vec2 xi = c->x[i], pi = c->p[i];
+  float ri = c->radius[i], wi = c->inv_mass[i];
+  thr_vec2 sum = v2(0.0f, 0.0f);
+  int n = 0;
+  for (int k = 0; k < count; ++k) {
+    int j = list[k * stride];
+    thr_lr_accumulate(c, xi, pi, ri, wi, j, v2_len2(v2_sub(xi, c->x[j])), &sum, &n);
+  }
+  return v2_add(pi, thr_jacobi_average(sum, n, c->prm.omega));
 }
 
 /* Contact group of a solver iteration (sections 4.2, 4.7): frictional

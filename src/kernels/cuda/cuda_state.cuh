@@ -22,7 +22,7 @@ void thr_cuda_fail(cudaError_t e, const char *what, const char *file, int line);
   } while (0)
 #define CUDA_LAUNCHED(what) CUDA_CHECK(cudaGetLastError())
 
-enum { THR_CUDA_BLOCK = 256 };
+enum { THR_CUDA_BLOCK = 256, THR_CUDA_LR_CAP = 48 };
 static inline unsigned thr_blocks(size_t n) { return (unsigned)((n + THR_CUDA_BLOCK - 1) / THR_CUDA_BLOCK); }
 
 typedef struct cuda_state {
@@ -53,6 +53,12 @@ typedef struct cuda_state {
   thr_vec2 *p2, *x2, *vnew, *scratch8;
   int *cell_of, *order, *slot;
   int order_is_identity; /* owned sorted, no ghosts: order[k] == k */
+
+  /* long-range neighbour lists, built at the first long-range pass of a
+   * step: entry k of agent i at lr_list[k * lr_rows + i] (coalesced) */
+  int *lr_list, *lr_count;
+  size_t lr_rows;
+  int lr_valid;
 
   /* metrics accumulator */
   void *d_metrics;
