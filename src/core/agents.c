@@ -85,6 +85,7 @@ int thr_agents_push(thr_agents *a, const thr_agent_rec *r) {
 }
 
 void thr_agents_permute(thr_agents *a, const int *perm, size_t n, void *scratch) {
+  if (n == 0) return;
   for (int f = 0; f < THR_F_COUNT; ++f) {
     size_t elem;
     char *base = *(char **)thr_agents_field(a, f, &elem);

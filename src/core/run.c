@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../decomp/decomp.h"
 #include "../io/output.h"
 #include "../io/run_json.h"
 
@@ -87,6 +88,12 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   MPI_Bcast(&rc, 1, MPI_INT, 0, s->comm);
   if (rc) return -1;
   if (s->rank == 0 && o->out_dir) thr_write_run_json(o->out_dir, sc, s, o->steps, 0.0, 0);
+  FILE *balance = NULL; /* the decomposition's load-balance checks, on several ranks */
+  if (s->rank == 0 && o->out_dir && s->nranks > 1) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/balance.csv", o->out_dir);
+    if ((balance = fopen(path, "w"))) thr_decomp_set_log(s->dc, balance);
+  }
 
   progress pg = {s->rank == 0 && !o->quiet, isatty(2), MPI_Wtime(), 0.0};
   long first = s->step;
@@ -121,6 +128,10 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   }
   if (s->rank == 0 && o->out_dir) thr_write_run_json(o->out_dir, sc, s, s->step - first, wall, 1);
   if (s->rank == 0) thr_output_close(&out);
+  if (balance) {
+    thr_decomp_set_log(s->dc, NULL);
+    fclose(balance);
+  }
   if (!rc && s->rank == 0 && !o->quiet) {
     double rate = wall > 0.0 ? (double)s->n_global * (double)(s->step - first) / wall : 0.0;
     fprintf(stderr, "throng: %ld steps of %ld agents in %.2f s (%.3g agent-steps/s)%s%s\n", s->step - first,

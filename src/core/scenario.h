@@ -75,6 +75,10 @@ typedef struct thr_scenario {
   int n_blocks;
   thr_block *blocks;
 
+  /* domain decomposition (several MPI ranks) */
+  int balance_every;       /* load-balance check every K steps; 0 = only at start-up */
+  float balance_threshold; /* re-partition above this max/mean owned agents */
+
   /* output */
   char out_dir[1024];   /* output.dir; empty = out/<name> */
   int trajectory_every; /* write agent positions every K steps; 0 = never */

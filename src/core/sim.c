@@ -21,25 +21,15 @@ const char *thr_default_backend(void) {
   return "cpu";
 }
 
-#ifdef THRONG_HAVE_CUDA
-/* Rank among the ranks of this node: each rank drives GPU local_rank % n. */
-static int node_local_rank(MPI_Comm comm) {
-  MPI_Comm node;
-  int r = 0;
-  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &r);
-  MPI_Comm_free(&node);
-  return r;
-}
-#endif
 
-static thr_backend *create_backend(const char *name, MPI_Comm comm, char *err, size_t errlen) {
+/* Each rank drives GPU (node-local rank mod GPUs per node). */
+static thr_backend *create_backend(const char *name, const thr_decomp *dc, char *err, size_t errlen) {
   if (!strcmp(name, "cpu")) return thr_backend_cpu_create();
   if (!strcmp(name, "cuda")) {
 #ifdef THRONG_HAVE_CUDA
-    return thr_backend_cuda_create(node_local_rank(comm), err, errlen);
+    return thr_backend_cuda_create(thr_decomp_local_rank(dc), err, errlen);
 #else
-    (void)comm;
+    (void)dc;
     snprintf(err, errlen, "--backend cuda: this build has no CUDA backend (configure with -DTHRONG_CUDA=ON)");
     return NULL;
 #endif
@@ -69,7 +59,9 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
     return -1;
   }
   s->n_global = n;
-  if (thr_decomp_create(&s->dc, comm, &s->world, &s->prm, err, errlen)) return -2;
+  thr_decomp_opts dopts = {sc->balance_every, sc->balance_threshold};
+  int drc = thr_decomp_create(&s->dc, comm, &s->world, &s->prm, &dopts, err, errlen);
+  if (drc) return drc; /* -1: more ranks than the grid admits (bad input) */
 
   /* Create (and check) agents while the obstacle lists still cover the
    * whole world: every rank checks every agent, and keeps its own. */
@@ -86,7 +78,7 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
   }
 
   const char *name = backend ? backend : thr_default_backend();
-  s->be = create_backend(name, comm, err, errlen);
+  s->be = create_backend(name, s->dc, err, errlen);
   if (!s->be) {
     thr_agents_free(&owned);
     return -1;

@@ -1,27 +1,58 @@
 /* Spatial domain decomposition: which rank owns which part of the world,
  * ghost (halo) selection and forwarding, migration, load balancing. The
- * only place in throng that calls MPI point-to-point (docs/architecture.md). */
+ * only place in throng that calls MPI point-to-point (docs/architecture.md).
+ *
+ * A rank owns the agents whose cell (from x*, thr_cell_coord) lies in its
+ * rectangle of cells (recursive coordinate bisection of the global grid)
+ * and holds as ghosts exactly the other agents whose cell lies in its
+ * window = rectangle + k_max cell rings. That, the global cell coordinates
+ * and the canonical (cell, id) neighbour order make a run on P ranks
+ * bitwise identical to the run on one rank. */
 #ifndef THRONG_DECOMP_H
 #define THRONG_DECOMP_H
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "../core/world.h"
 #include "../kernels/backend.h"
 
 typedef struct thr_decomp thr_decomp;
 
-int thr_decomp_create(thr_decomp **d, MPI_Comm comm, const thr_world *w, const thr_params *prm, char *err,
-                      size_t errlen);
+/* Load-balancing settings (scenario keys decomposition.*). */
+typedef struct thr_decomp_opts {
+  int balance_every;        /* check the balance every K steps; 0 = only at start-up */
+  double balance_threshold; /* re-partition when max/mean owned agents exceeds this */
+} thr_decomp_opts;
+
+/* Start with a uniform-area partition. The decomposition keeps w and prm:
+ * when the partition changes it rebuilds w's obstacle lists for the new
+ * window (thr_world_set_window) and hands the world to the backend again
+ * (set_world). Returns 0; -1 when the scenario's grid cannot give every
+ * rank a cell (message in err naming the largest rank count it admits; exit
+ * status 2); -2 when out of memory. Collective. */
+int thr_decomp_create(thr_decomp **d, MPI_Comm comm, thr_world *w, const thr_params *prm,
+                      const thr_decomp_opts *opts, char *err, size_t errlen);
 void thr_decomp_free(thr_decomp *d);
 /* The cells this rank stores: its owned cells plus the ghost rings. */
 thr_window thr_decomp_window(const thr_decomp *d);
 /* Does this rank own an agent at x? */
 int thr_decomp_owns(const thr_decomp *d, thr_vec2 x);
-/* Once per step, after sort_owned: migration and ghost exchange. */
+/* Rank among the ranks of this node (MPI_COMM_TYPE_SHARED), to pick a GPU. */
+int thr_decomp_local_rank(const thr_decomp *d);
+/* Once per step, after sort_owned: migration (then sort_owned again), the
+ * conservation check, load balancing when due, and the ghost exchange that
+ * plans this step's halo. The first call (from thr_sim_init) also balances
+ * the start-up partition. Collective. */
 void thr_decomp_exchange(thr_decomp *d, thr_backend *b);
-/* After a pass: forward the changed fields of owned agents to their ghosts. */
+/* After a pass: forward the changed fields (THR_HALO_*) of owned agents to
+ * their ghosts on other ranks, along this step's plan. Collective. */
 void thr_decomp_forward(thr_decomp *d, thr_backend *b, int fields);
+/* Rank 0 writes one CSV row per balance check to f (columns step, ranks,
+ * imbalance_before, imbalance_after, max_owned, mean_owned, repartitioned);
+ * rows of checks made before the call are written at once, with the header.
+ * NULL stops logging. The caller owns f. */
+void thr_decomp_set_log(thr_decomp *d, FILE *f);
 
 #endif

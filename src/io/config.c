@@ -462,6 +462,8 @@ static const keyspec walls_keys[] = {F_BOOL("enabled", prm.walls_on), F_NUM("sti
 static const keyspec xsph_keys[] = {F_BOOL("enabled", prm.xsph_on), F_NUM("h", R_GT0, prm.xsph_h),
                                     F_NUM("c", R_GE0, prm.xsph_c)};
 static const keyspec neighbors_keys[] = {F_NUM("cell_size", R_GE0, prm.cell_size), F_NUM("skin", R_GE0, prm.skin)};
+static const keyspec decomposition_keys[] = {F_INT("balance_every", 0, balance_every),
+                                             F_NUM("balance_threshold", R_GE1, balance_threshold)};
 static const keyspec output_keys[] = {F_STR("dir", out_dir), F_INT("trajectory_every", 0, trajectory_every),
                                       F_INT("metrics_every", 0, metrics_every)};
 
@@ -482,6 +484,7 @@ static const section sections[] = {SECTION("time", time_keys),
                                    SECTION("walls", walls_keys),
                                    SECTION("xsph", xsph_keys),
                                    SECTION("neighbors", neighbors_keys),
+                                   SECTION("decomposition", decomposition_keys),
                                    SECTION("output", output_keys)};
 
 static int read_spec(cfg *c, const thr_ynode *n, const char *path, const keyspec *k) {
@@ -521,7 +524,7 @@ static int read_section(cfg *c, const thr_ynode *root, const section *s) {
 
 #define TOP_KEYS                                                                                       \
   "name, description, seed, world, time, solver, model, contact, long_range, avoidance, walls, xsph, " \
-  "neighbors, goals, obstacles, agents, output"
+  "neighbors, decomposition, goals, obstacles, agents, output"
 
 /* The file's name without directories and .yaml/.yml. */
 static void default_name(const char *path, char *name, size_t size) {
@@ -1001,6 +1004,8 @@ static void scenario_defaults(thr_scenario *sc, const char *path) {
   sc->steps = 1000;
   sc->trajectory_every = 24;
   sc->metrics_every = 1;
+  sc->balance_every = 50;
+  sc->balance_threshold = 1.10f;
   snprintf(sc->path, sizeof sc->path, "%s", path);
   default_name(path, sc->name, sizeof sc->name);
 }

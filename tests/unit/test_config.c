@@ -444,7 +444,8 @@ THR_TEST(set_errors) {
   FAILS_SET(base, "agents[x].count=3", "--set agents[x].count=3: bad key 'agents[x].count'");
   FAILS_SET(base, "solvr.iterations=3",
             "--set solvr.iterations=3: unknown key 'solvr' (known keys here: name, description, seed, world, time, "
-            "solver, model, contact, long_range, avoidance, walls, xsph, neighbors, goals, obstacles, agents, "
+            "solver, model, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, obstacles, "
+            "agents, "
             "output); did you mean 'solver'?");
   FAILS_SET(base, "solver.iteratons=3",
             "--set solver.iteratons=3: solver: unknown key 'iteratons' (known keys here: stability_iterations, "
@@ -492,7 +493,8 @@ THR_TEST(duplicates_anchors_merges) {
 THR_TEST(unknown_keys) {
   FAILS(WORLD "solvr: {iterations: 3}\n" AGENTS,
         ":2:1: unknown key 'solvr' (known keys here: name, description, seed, world, time, solver, model, contact, "
-        "long_range, avoidance, walls, xsph, neighbors, goals, obstacles, agents, output); did you mean 'solver'?");
+        "long_range, avoidance, walls, xsph, neighbors, decomposition, goals, obstacles, agents, output); did you "
+        "mean 'solver'?");
   FAILS(WORLD "solver: {iteratons: 3}\n" AGENTS,
         ":2:10: solver: unknown key 'iteratons' (known keys here: stability_iterations, iterations, omega); "
         "did you mean 'iterations'?");
@@ -707,9 +709,43 @@ THR_TEST(empty_or_unreadable) {
   CHECK(strlen(small) == 7);
 }
 
+/* ---- decomposition (several MPI ranks) ------------------------------------ */
+
+THR_TEST(decomposition_keys) {
+  thr_scenario sc;
+  CHECK(load(WORLD AGENTS, &sc) == 0);
+  CHECK(sc.balance_every == 50);
+  CHECK_NEAR(sc.balance_threshold, 1.10, TOL);
+  thr_scenario_free(&sc);
+  CHECK(load(WORLD "decomposition: {balance_every: 7, balance_threshold: 1.25}\n" AGENTS, &sc) == 0);
+  CHECK(sc.balance_every == 7);
+  CHECK_NEAR(sc.balance_threshold, 1.25, TOL);
+  thr_scenario_free(&sc);
+  CHECK(load(WORLD "decomposition: {balance_every: 0, balance_threshold: 1}\n" AGENTS, &sc) == 0);
+  CHECK(sc.balance_every == 0);
+  CHECK(sc.balance_threshold == 1.0f);
+  thr_scenario_free(&sc);
+  const char *sets[] = {"decomposition.balance_every=3", "decomposition.balance_threshold=1.5"};
+  CHECK(load_sets(WORLD AGENTS, sets, 2, &sc) == 0);
+  CHECK(sc.balance_every == 3);
+  CHECK_NEAR(sc.balance_threshold, 1.5, TOL);
+  thr_scenario_free(&sc);
+  FAILS(WORLD "decomposition: {balance_every: -1}\n" AGENTS,
+        ":2:32: decomposition.balance_every: expected an integer >= 0, got \"-1\"");
+  FAILS(WORLD "decomposition: {balance_every: 2.5}\n" AGENTS,
+        ":2:32: decomposition.balance_every: expected an integer >= 0, got \"2.5\" (not a whole number)");
+  FAILS(WORLD "decomposition: {balance_threshold: 0.9}\n" AGENTS,
+        ":2:36: decomposition.balance_threshold: expected a number >= 1, got \"0.9\"");
+  FAILS(WORLD "decomposition: {balance_treshold: 2}\n" AGENTS,
+        ":2:17: decomposition: unknown key 'balance_treshold' (known keys here: balance_every, balance_threshold); "
+        "did you mean 'balance_threshold'?");
+  FAILS(WORLD "decomposition: 3\n" AGENTS,
+        ":2:16: decomposition: expected a map with keys balance_every, balance_threshold, got \"3\"");
+}
+
 THR_TEST_MAIN(params_defaults, scenario_defaults, every_section_key, goal_shapes, obstacle_shapes, block_layouts,
               block_agent_keys, block_goals, fractions_and_numbers, set_scalars, set_creates_keys,
               set_list_items_and_flow_values, set_errors, malformed_yaml, duplicates_anchors_merges, unknown_keys,
               unknown_keys_nested, wrong_types, negative_radius, zero_mass, non_finite_numbers, world_bounds,
               missing_required_keys, layout_specific_keys, unknown_goal_names, duplicate_goal_names, obstacle_errors,
-              block_goal_errors, documented_ranges, empty_or_unreadable)
+              block_goal_errors, documented_ranges, empty_or_unreadable, decomposition_keys)

@@ -23,6 +23,9 @@ typedef struct cpu_state {
   int *cell_of, *order;
   thr_vec2 *p2, *x2, *vnew;
   void *permute_buf;
+  /* halo plan of this step: owned agents forwarded to other ranks */
+  int *halo_idx;
+  size_t n_halo, halo_cap;
 } cpu_state;
 
 static cpu_state *state(thr_backend *b) { return (cpu_state *)b->impl; }
@@ -40,21 +43,24 @@ static void free_scratch(cpu_state *s) {
   s->scratch_cap = 0;
 }
 
-/* Per-agent scratch follows the agent store's capacity. */
+/* Grow one scratch array, keeping its contents (realloc). */
+static int grow_array(void **p, size_t bytes) {
+  void *q = realloc(*p, bytes);
+  if (!q) return -1;
+  *p = q;
+  return 0;
+}
+
+/* Per-agent scratch follows the agent store's capacity. Contents survive
+ * growth: the owned agents' cells (cell_of, from sort_owned) must outlive
+ * the ghost exchange that may grow the store before build_index. */
 static int ensure_scratch(cpu_state *s) {
   size_t cap = s->a.cap ? s->a.cap : 1;
   if (cap <= s->scratch_cap) return 0;
-  free_scratch(s);
-  s->cell_of = malloc(cap * sizeof(int));
-  s->order = malloc(cap * sizeof(int));
-  s->p2 = malloc(cap * sizeof(thr_vec2));
-  s->x2 = malloc(cap * sizeof(thr_vec2));
-  s->vnew = malloc(cap * sizeof(thr_vec2));
-  s->permute_buf = malloc(cap * 8);
-  if (!s->cell_of || !s->order || !s->p2 || !s->x2 || !s->vnew || !s->permute_buf) {
-    free_scratch(s);
-    return -1;
-  }
+  if (grow_array((void **)&s->cell_of, cap * sizeof(int)) || grow_array((void **)&s->order, cap * sizeof(int)) ||
+      grow_array((void **)&s->p2, cap * sizeof(thr_vec2)) || grow_array((void **)&s->x2, cap * sizeof(thr_vec2)) ||
+      grow_array((void **)&s->vnew, cap * sizeof(thr_vec2)) || grow_array(&s->permute_buf, cap * 8))
+    return -1; /* the arrays grown so far stay valid; scratch_cap is unchanged */
   s->scratch_cap = cap;
   return 0;
 }
@@ -241,6 +247,128 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
 
 static void cpu_sync(thr_backend *b) { (void)b; }
 
+/* ---- decomposition support (decomp/ calls these) ------------------------------ */
+
+static int cpu_owned_cells(thr_backend *b, int32_t *cells) {
+  cpu_state *s = state(b);
+  const thr_grid_view *g = &s->geom;
+  for (size_t i = 0; i < s->a.n_owned; ++i) {
+    cells[2 * i] = thr_cell_coord(s->a.p[i].x, g->ox, g->cell, g->gnx);
+    cells[2 * i + 1] = thr_cell_coord(s->a.p[i].y, g->oy, g->cell, g->gny);
+  }
+  return 0;
+}
+
+static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs) {
+  cpu_state *s = state(b);
+  thr_agents *a = &s->a;
+  for (size_t k = 0; k < n; ++k) thr_agents_get(a, (size_t)idx[k], &recs[k]);
+  /* close the gaps, keeping the order of the agents that stay */
+  size_t keep = 0, next = 0;
+  for (size_t i = 0; i < a->n_owned; ++i) {
+    if (next < n && (size_t)idx[next] == i) {
+      next++;
+      continue;
+    }
+    if (keep != i) {
+      for (int f = 0; f < THR_F_COUNT; ++f) {
+        size_t elem;
+        char *base = *(char **)thr_agents_field(a, f, &elem);
+        memcpy(base + keep * elem, base + i * elem, elem);
+      }
+    }
+    keep++;
+  }
+  a->n = a->n_owned = keep;
+  return 0;
+}
+
+static int cpu_append_owned(thr_backend *b, const thr_agent_rec *recs, size_t n) {
+  cpu_state *s = state(b);
+  thr_agents *a = &s->a;
+  if (thr_agents_reserve(a, a->n_owned + n)) return -1;
+  for (size_t k = 0; k < n; ++k) thr_agents_set(a, a->n_owned + k, &recs[k]);
+  a->n = a->n_owned = a->n_owned + n;
+  return ensure_scratch(s);
+}
+
+static int cpu_pack_ghosts(thr_backend *b, const int *idx, size_t n, thr_ghost_rec *out) {
+  cpu_state *s = state(b);
+  const thr_agents *a = &s->a;
+  for (size_t k = 0; k < n; ++k) {
+    size_t i = (size_t)idx[k];
+    out[k].id = a->id[i];
+    out[k].radius = a->radius[i];
+    out[k].inv_mass = a->inv_mass[i];
+    out[k].x = a->x[i];
+    out[k].p = a->p[i];
+    out[k].v = a->v[i];
+  }
+  return 0;
+}
+
+static int cpu_set_ghosts(thr_backend *b, const thr_ghost_rec *g, size_t n) {
+  cpu_state *s = state(b);
+  thr_agents *a = &s->a;
+  if (thr_agents_reserve(a, a->n_owned + n) || ensure_scratch(s)) return -1;
+  for (size_t k = 0; k < n; ++k) {
+    size_t i = a->n_owned + k;
+    thr_agent_rec r;
+    memset(&r, 0, sizeof r); /* fields no pass reads of a ghost */
+    r.id = g[k].id;
+    r.radius = g[k].radius;
+    r.inv_mass = g[k].inv_mass;
+    r.x = g[k].x;
+    r.p = g[k].p;
+    r.v = g[k].v;
+    thr_agents_set(a, i, &r);
+  }
+  a->n = a->n_owned + n;
+  return 0;
+}
+
+static int cpu_set_halo_send(thr_backend *b, const int *idx, size_t n) {
+  cpu_state *s = state(b);
+  if (n > s->halo_cap) {
+    int *q = realloc(s->halo_idx, n * sizeof *q);
+    if (!q) return -1;
+    s->halo_idx = q;
+    s->halo_cap = n;
+  }
+  if (n) memcpy(s->halo_idx, idx, n * sizeof *idx);
+  s->n_halo = n;
+  return 0;
+}
+
+/* The arrays a halo field lives in: x, p or the new velocities. */
+static thr_vec2 *halo_field(cpu_state *s, int field) {
+  return field == THR_HALO_X ? s->a.x : field == THR_HALO_P ? s->a.p : s->vnew;
+}
+
+static void cpu_pack_halo(thr_backend *b, int fields, void *buf) {
+  cpu_state *s = state(b);
+  thr_vec2 *out = buf;
+  static const int order[3] = {THR_HALO_X, THR_HALO_P, THR_HALO_VNEW};
+  for (int f = 0; f < 3; ++f) {
+    if (!(fields & order[f])) continue;
+    const thr_vec2 *src = halo_field(s, order[f]);
+    for (size_t k = 0; k < s->n_halo; ++k) out[k] = src[s->halo_idx[k]];
+    out += s->n_halo;
+  }
+}
+
+static void cpu_unpack_halo(thr_backend *b, int fields, const void *buf) {
+  cpu_state *s = state(b);
+  const thr_vec2 *in = buf;
+  size_t first = s->a.n_owned, n = s->a.n - s->a.n_owned;
+  static const int order[3] = {THR_HALO_X, THR_HALO_P, THR_HALO_VNEW};
+  for (int f = 0; f < 3; ++f) {
+    if (!(fields & order[f])) continue;
+    if (n) memcpy(halo_field(s, order[f]) + first, in, n * sizeof *in);
+    in += n;
+  }
+}
+
 static void cpu_destroy(thr_backend *b) {
   if (!b) return;
   cpu_state *s = state(b);
@@ -248,6 +376,7 @@ static void cpu_destroy(thr_backend *b) {
   free_scratch(s);
   free(s->offset);
   free(s->cursor);
+  free(s->halo_idx);
   free(s);
   free(b);
 }
@@ -269,6 +398,14 @@ static const thr_backend_ops cpu_ops = {
     .finalize = cpu_finalize,
     .measure = cpu_measure,
     .sync = cpu_sync,
+    .owned_cells = cpu_owned_cells,
+    .extract_owned = cpu_extract_owned,
+    .append_owned = cpu_append_owned,
+    .pack_ghosts = cpu_pack_ghosts,
+    .set_ghosts = cpu_set_ghosts,
+    .set_halo_send = cpu_set_halo_send,
+    .pack_halo = cpu_pack_halo,
+    .unpack_halo = cpu_unpack_halo,
 };
 
 thr_backend *thr_backend_cpu_create(void) {

@@ -1,0 +1,141 @@
+/* Ghosts: every owned agent whose cell lies in another rank's window is
+ * sent to that rank, directly (no relays, so subdomains narrower than the
+ * ghost width work). The lists are built once per step after migration
+ * (the halo plan) and reused by every forward of that step. */
+#include "decomp_internal.h"
+
+#include <string.h>
+
+void thr_halo_neighbours(thr_decomp *d) {
+  d->n_nbr = 0;
+  for (int r = 0; r < d->nranks; ++r) {
+    if (r == d->rank) continue;
+    /* r's window within my rectangle; by symmetry of "within k rings" it is
+     * non-empty exactly when my window meets r's rectangle */
+    thr_window s = thr_window_meet(thr_window_grow(d->part.rect[r], d->k, d->part.gnx, d->part.gny), d->rect);
+    if (thr_window_empty(s)) continue;
+    d->nbr[d->n_nbr] = r;
+    d->nbr_send[d->n_nbr] = s;
+    d->n_nbr++;
+  }
+  if (d->verbose) {
+    char list[256] = "";
+    size_t used = 0;
+    for (int j = 0; j < d->n_nbr && used + 12 < sizeof list; ++j)
+      used += (size_t)snprintf(list + used, sizeof list - used, " %d", d->nbr[j]);
+    fprintf(stderr, "throng: decomposition step %ld: rank %d exchanges ghosts with %d ranks:%s\n",
+            d->step > 0 ? d->step - 1 : 0, d->rank, d->n_nbr, list);
+  }
+}
+
+/* Exchange one int per neighbour (send[j] to nbr[j], recv[j] from it). */
+static void exchange_counts(thr_decomp *d, const int *send, int *recv) {
+  int nreq = 0;
+  for (int j = 0; j < d->n_nbr; ++j)
+    MPI_Irecv(&recv[j], 1, MPI_INT, d->nbr[j], THR_TAG_GHOST_COUNT, d->comm, &d->req[nreq++]);
+  for (int j = 0; j < d->n_nbr; ++j)
+    MPI_Isend(&send[j], 1, MPI_INT, d->nbr[j], THR_TAG_GHOST_COUNT, d->comm, &d->req[nreq++]);
+  MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE);
+}
+
+void thr_halo_plan(thr_decomp *d, thr_backend *b) {
+  const int32_t *cells = thr_decomp_cells(d, b);
+  size_t n = b->ops->n_owned(b);
+  int m = d->n_nbr, k = d->k;
+  /* cells at least k rings inside the rectangle are in no other window */
+  int ix0 = d->rect.x0 + k, ix1 = d->rect.x0 + d->rect.nx - k;
+  int iy0 = d->rect.y0 + k, iy1 = d->rect.y0 + d->rect.ny - k;
+  memset(d->send_cnt, 0, (size_t)d->nranks * sizeof(int));
+  for (size_t i = 0; i < n; ++i) {
+    int gx = cells[2 * i], gy = cells[2 * i + 1];
+    if (gx >= ix0 && gx < ix1 && gy >= iy0 && gy < iy1) continue;
+    for (int j = 0; j < m; ++j) d->send_cnt[j] += thr_window_has(d->nbr_send[j], gx, gy);
+  }
+  size_t total = 0;
+  for (int j = 0; j < m; ++j) {
+    d->send_off[j] = (int)total;
+    d->sdispl[j] = (int)total; /* fill cursor */
+    total += (size_t)d->send_cnt[j];
+  }
+  /* per neighbour (ascending rank), in storage order */
+  thr_decomp_grow(d, (void **)&d->send_idx, &d->send_idx_cap, total + 1, sizeof(int));
+  for (size_t i = 0; i < n; ++i) {
+    int gx = cells[2 * i], gy = cells[2 * i + 1];
+    if (gx >= ix0 && gx < ix1 && gy >= iy0 && gy < iy1) continue;
+    for (int j = 0; j < m; ++j)
+      if (thr_window_has(d->nbr_send[j], gx, gy)) d->send_idx[d->sdispl[j]++] = (int)i;
+  }
+  exchange_counts(d, d->send_cnt, d->recv_cnt);
+  size_t nrecv = 0;
+  for (int j = 0; j < m; ++j) {
+    d->recv_off[j] = (int)nrecv;
+    nrecv += (size_t)d->recv_cnt[j];
+  }
+  thr_decomp_grow(d, (void **)&d->gsend, &d->gsend_cap, total + 1, sizeof(thr_ghost_rec));
+  thr_decomp_grow(d, (void **)&d->grecv, &d->grecv_cap, nrecv + 1, sizeof(thr_ghost_rec));
+  if (total && b->ops->pack_ghosts(b, d->send_idx, total, d->gsend))
+    thr_decomp_fatal(d, "backend %s: pack_ghosts failed", b->ops->name);
+  int nreq = 0;
+  for (int j = 0; j < m; ++j)
+    if (d->recv_cnt[j])
+      MPI_Irecv(d->grecv + d->recv_off[j], d->recv_cnt[j], d->t_ghost, d->nbr[j], THR_TAG_GHOST, d->comm,
+                &d->req[nreq++]);
+  for (int j = 0; j < m; ++j)
+    if (d->send_cnt[j])
+      MPI_Isend(d->gsend + d->send_off[j], d->send_cnt[j], d->t_ghost, d->nbr[j], THR_TAG_GHOST, d->comm,
+                &d->req[nreq++]);
+  MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE);
+  /* ghosts in sender-rank order, then the send list in the same order */
+  if (b->ops->set_ghosts(b, d->grecv, nrecv))
+    thr_decomp_fatal(d, "backend %s: set_ghosts failed (%zu ghosts)", b->ops->name, nrecv);
+  if (b->ops->set_halo_send(b, d->send_idx, total))
+    thr_decomp_fatal(d, "backend %s: set_halo_send failed (%zu agents)", b->ops->name, total);
+  d->n_send = total;
+  d->n_recv = nrecv;
+  /* forward buffers: up to three fields of one thr_vec2 per agent */
+  thr_decomp_grow(d, (void **)&d->hsend, &d->hsend_cap, 3 * total + 1, sizeof(thr_vec2));
+  thr_decomp_grow(d, (void **)&d->hstage_s, &d->hstage_s_cap, 3 * total + 1, sizeof(thr_vec2));
+  thr_decomp_grow(d, (void **)&d->hrecv, &d->hrecv_cap, 3 * nrecv + 1, sizeof(thr_vec2));
+  thr_decomp_grow(d, (void **)&d->hstage_r, &d->hstage_r_cap, 3 * nrecv + 1, sizeof(thr_vec2));
+}
+
+static int popcount3(int fields) {
+  return ((fields & THR_HALO_X) != 0) + ((fields & THR_HALO_P) != 0) + ((fields & THR_HALO_VNEW) != 0);
+}
+
+void thr_decomp_forward(thr_decomp *d, thr_backend *b, int fields) {
+  int nf = popcount3(fields);
+  if (d->nranks == 1 || d->n_nbr == 0 || nf == 0) return;
+  size_t ns = d->n_send, nr = d->n_recv;
+  if (ns) b->ops->pack_halo(b, fields, d->hsend);
+  /* The buffers hold field after field ([f][agent]); a message to one
+   * neighbour carries its agents' fields contiguously ([f][its agents]). */
+  int nreq = 0;
+  for (int j = 0; j < d->n_nbr; ++j) {
+    int c = d->recv_cnt[j];
+    if (!c) continue;
+    thr_vec2 *buf = nf == 1 ? d->hrecv + d->recv_off[j] : d->hstage_r + (size_t)nf * d->recv_off[j];
+    MPI_Irecv(buf, nf * c, d->t_vec2, d->nbr[j], THR_TAG_HALO, d->comm, &d->req[nreq++]);
+  }
+  for (int j = 0; j < d->n_nbr; ++j) {
+    int c = d->send_cnt[j];
+    if (!c) continue;
+    thr_vec2 *buf = d->hsend + d->send_off[j];
+    if (nf > 1) {
+      buf = d->hstage_s + (size_t)nf * d->send_off[j];
+      for (int f = 0; f < nf; ++f)
+        memcpy(buf + (size_t)f * c, d->hsend + (size_t)f * ns + d->send_off[j], (size_t)c * sizeof(thr_vec2));
+    }
+    MPI_Isend(buf, nf * c, d->t_vec2, d->nbr[j], THR_TAG_HALO, d->comm, &d->req[nreq++]);
+  }
+  MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE);
+  if (nf > 1) {
+    for (int j = 0; j < d->n_nbr; ++j) {
+      int c = d->recv_cnt[j];
+      const thr_vec2 *src = d->hstage_r + (size_t)nf * d->recv_off[j];
+      for (int f = 0; f < nf; ++f)
+        memcpy(d->hrecv + (size_t)f * nr + d->recv_off[j], src + (size_t)f * c, (size_t)c * sizeof(thr_vec2));
+    }
+  }
+  if (nr) b->ops->unpack_halo(b, fields, d->hrecv);
+}

@@ -1,0 +1,158 @@
+/* Migration: owned agents whose cell left this rank's rectangle move, with
+ * their whole state, to the rank owning that cell; then the conservation
+ * check (global count and id checksums against the start). */
+#include "decomp_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void add_ids(uint64_t *sum, uint64_t *sq, uint32_t id, int sign) {
+  uint64_t v = id;
+  if (sign > 0) {
+    *sum += v;
+    *sq += v * v;
+  } else {
+    *sum -= v;
+    *sq -= v * v;
+  }
+}
+
+void thr_migrate(thr_decomp *d, thr_backend *b) {
+  const int32_t *cells = thr_decomp_cells(d, b);
+  size_t n = b->ops->n_owned(b);
+  int P = d->nranks;
+  /* who leaves, in storage order (extract_owned wants ascending indices) */
+  thr_decomp_grow(d, (void **)&d->mig_idx, &d->mig_idx_cap, n + 1, sizeof(int));
+  thr_decomp_grow(d, (void **)&d->mig_dest, &d->mig_dest_cap, n + 1, sizeof(int));
+  memset(d->scount, 0, (size_t)P * sizeof(int));
+  size_t nout = 0;
+  for (size_t i = 0; i < n; ++i) {
+    int r = thr_partition_owner(&d->part, cells[2 * i], cells[2 * i + 1]);
+    if (r == d->rank) continue;
+    d->mig_idx[nout] = (int)i;
+    d->mig_dest[nout] = r;
+    d->scount[r]++;
+    nout++;
+  }
+  MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
+  size_t nin = 0;
+  for (int r = 0; r < P; ++r) {
+    d->rdispl[r] = (int)nin;
+    nin += (size_t)d->rcount[r];
+  }
+  if (nout == 0 && nin == 0) {
+    if (d->need_sort) {
+      b->ops->sort_owned(b);
+      d->need_sort = 0;
+      d->cells_valid = 0;
+    }
+    return;
+  }
+  /* leavers grouped by destination, storage order within a destination */
+  thr_decomp_grow(d, (void **)&d->mig_in, &d->mig_in_cap, nout + nin + 1, sizeof(thr_agent_rec));
+  thr_decomp_grow(d, (void **)&d->mig_out, &d->mig_out_cap, nout + 1, sizeof(thr_agent_rec));
+  if (nout && b->ops->extract_owned(b, d->mig_idx, nout, d->mig_in))
+    thr_decomp_fatal(d, "backend %s: extract_owned failed", b->ops->name);
+  int off = 0;
+  for (int r = 0; r < P; ++r) {
+    d->sdispl[r] = off;
+    off += d->scount[r];
+  }
+  for (size_t k = 0; k < nout; ++k) {
+    d->mig_out[d->sdispl[d->mig_dest[k]]++] = d->mig_in[k];
+    add_ids(&d->id_sum, &d->id_sq, d->mig_in[k].id, -1);
+  }
+  int nreq = 0;
+  for (int r = 0; r < P; ++r) {
+    if (d->rcount[r])
+      MPI_Irecv(d->mig_in + d->rdispl[r], d->rcount[r], d->t_agent, r, THR_TAG_MIGRATE, d->comm, &d->req[nreq++]);
+  }
+  for (int r = 0; r < P; ++r) {
+    if (d->scount[r])
+      MPI_Isend(d->mig_out + d->sdispl[r] - d->scount[r], d->scount[r], d->t_agent, r, THR_TAG_MIGRATE, d->comm,
+                &d->req[nreq++]);
+  }
+  MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE);
+  for (size_t k = 0; k < nin; ++k) add_ids(&d->id_sum, &d->id_sq, d->mig_in[k].id, +1);
+  size_t nkeep = nin;
+  if (d->fault_step >= 0 && d->step - 1 >= d->fault_step && nin) {
+    /* THRONG_DECOMP_FAULT (tests only): behave like a backend that loses
+     * one arriving agent, which the conservation check must catch */
+    nkeep--;
+    d->fault_step = -1;
+  }
+  if (nkeep && b->ops->append_owned(b, d->mig_in, nkeep))
+    thr_decomp_fatal(d, "backend %s: append_owned failed (%zu agents)", b->ops->name, nin);
+  if (d->verbose)
+    fprintf(stderr, "throng: decomposition step %ld: rank %d migrated %zu agents out, %zu in\n", d->step - 1, d->rank,
+            nout, nin);
+  d->expect += (long)nin - (long)nout;
+  d->step_sent += (long)nout;
+  d->step_recv += (long)nin;
+  b->ops->sort_owned(b);
+  d->need_sort = 0;
+  d->cells_valid = 0;
+}
+
+/* Id checksums of the owned agents, read from the backend. */
+static void backend_ids(thr_decomp *d, thr_backend *b, uint64_t *sum, uint64_t *sq) {
+  size_t n = b->ops->n_owned(b);
+  *sum = *sq = 0;
+  if (!n) return;
+  thr_decomp_grow(d, (void **)&d->send_idx, &d->send_idx_cap, n, sizeof(int));
+  thr_decomp_grow(d, (void **)&d->gsend, &d->gsend_cap, n, sizeof(thr_ghost_rec));
+  for (size_t i = 0; i < n; ++i) d->send_idx[i] = (int)i;
+  if (b->ops->pack_ghosts(b, d->send_idx, n, d->gsend))
+    thr_decomp_fatal(d, "backend %s: pack_ghosts failed", b->ops->name);
+  for (size_t i = 0; i < n; ++i) add_ids(sum, sq, d->gsend[i].id, +1);
+}
+
+void thr_conservation_init(thr_decomp *d, thr_backend *b) {
+  backend_ids(d, b, &d->id_sum, &d->id_sq);
+  d->expect = (long)b->ops->n_owned(b);
+  uint64_t v[3] = {(uint64_t)d->expect, d->id_sum, d->id_sq};
+  MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_SUM, d->comm);
+  d->ref_count = v[0];
+  d->ref_sum = v[1];
+  d->ref_sq = v[2];
+}
+
+void thr_conservation_check(thr_decomp *d, thr_backend *b, int verify_ids) {
+  long have = (long)b->ops->n_owned(b);
+  uint64_t bad = have != d->expect;
+  if (verify_ids) {
+    uint64_t s, q;
+    backend_ids(d, b, &s, &q);
+    if (s != d->id_sum || q != d->id_sq) bad = 1;
+    d->id_sum = s;
+    d->id_sq = q;
+  }
+  uint64_t v[4] = {(uint64_t)have, d->id_sum, d->id_sq, bad};
+  MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_UINT64_T, MPI_SUM, d->comm);
+  if (v[0] == d->ref_count && v[1] == d->ref_sum && v[2] == d->ref_sq && v[3] == 0) return;
+
+  /* Something was lost or duplicated: say where, then stop. */
+  long mine[5] = {d->step_before, d->step_sent, d->step_recv, have, (long)bad};
+  long *all = d->rank == 0 ? malloc((size_t)d->nranks * sizeof mine) : NULL;
+  MPI_Gather(mine, 5, MPI_LONG, all, 5, MPI_LONG, 0, d->comm);
+  if (d->rank == 0) {
+    fprintf(stderr,
+            "throng: agent conservation violated at step %ld: %llu agents (expected %llu), id checksums %s; "
+            "ranks whose owned count does not match their migrations:",
+            d->step - 1, (unsigned long long)v[0], (unsigned long long)d->ref_count,
+            v[1] == d->ref_sum && v[2] == d->ref_sq ? "match" : "differ");
+    int named = 0;
+    for (int r = 0; all && r < d->nranks; ++r) {
+      long *m = all + 5 * r;
+      if (!m[4]) continue;
+      fprintf(stderr, " rank %d (had %ld, sent %ld, received %ld, now %ld)", r, m[0], m[1], m[2], m[3]);
+      named++;
+    }
+    if (!named) fprintf(stderr, " none (every rank's count matches its own migrations; the loss is in transit)");
+    fputc('\n', stderr);
+    fflush(stderr);
+  }
+  free(all);
+  MPI_Barrier(d->comm);
+  MPI_Abort(d->comm, 1);
+}

@@ -1,0 +1,63 @@
+# MPI tests (label `mpi`): the domain decomposition on several ranks.
+# Included from tests/CMakeLists.txt (THRONG_EXE, THRONG_TEST_ENV, Python3).
+# tests/mpi/check_mpi.py documents every check. The runs oversubscribe: on a
+# 2-core machine 8 ranks share 2 cores, one OpenMP thread each.
+if(NOT MPIEXEC_EXECUTABLE)
+  message(STATUS "MPI tests: no mpiexec found; label mpi is empty")
+  return()
+endif()
+
+set(THRONG_MPI_FLAGS ${MPIEXEC_PREFLAGS})
+set(THRONG_MPI_ENV ${THRONG_TEST_ENV})
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mpiexec_version ERROR_QUIET)
+if(_mpiexec_version MATCHES "Open MPI|OpenRTE")
+  # more ranks than cores; and root (containers, CI) is allowed to run it
+  list(APPEND THRONG_MPI_FLAGS --oversubscribe)
+  list(APPEND THRONG_MPI_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+endif()
+string(REPLACE ";" " " THRONG_MPI_FLAGS_STR "${THRONG_MPI_FLAGS}")
+
+set(THRONG_MPI_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_mpi.py --mpiexec ${MPIEXEC_EXECUTABLE}
+    "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--mpi-flags=${THRONG_MPI_FLAGS_STR}" ${THRONG_EXE})
+set(THRONG_MPI_DATA ${CMAKE_SOURCE_DIR}/tests/data/mpi)
+
+function(throng_mpi_test name procs)
+  add_test(NAME mpi.${name} COMMAND ${THRONG_MPI_CHECK} ${ARGN})
+  set_tests_properties(mpi.${name} PROPERTIES LABELS mpi ENVIRONMENT "${THRONG_MPI_ENV}" PROCESSORS ${procs}
+                                              TIMEOUT 600)
+endfunction()
+
+# Decomposition invariance: 2, 3 and 4 ranks write the 1-rank final state,
+# byte for byte (long-range constraint, no walls; walls, no long range).
+throng_mpi_test(equal.dense-passing-low-lr 4 equal ${CMAKE_SOURCE_DIR}/configs/paper/dense-passing-low-lr.yaml
+                --ranks 1,2,3,4 --steps 300)
+throng_mpi_test(equal.bottleneck-3600 4 equal ${CMAKE_SOURCE_DIR}/configs/paper/bottleneck-3600.yaml
+                --ranks 1,2,3,4 --steps 300)
+
+# Migration stress: two dense lanes walk across the world in opposite
+# directions (once they are up to speed, agents change rank on almost every
+# step: 650-900 migrations in 300 steps) while the partition is re-balanced
+# every 5 steps; nothing is lost or duplicated and the result equals the
+# 1-rank run.
+throng_mpi_test(migration.lanes 4 equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1,3,4
+                --min-migration-steps 200 --min-repartitions 3)
+
+# Load balancing: bottleneck-3600 on 4 ranks, checked every 10 steps with a
+# low threshold so it re-partitions often; every re-partition ends at
+# max/mean owned <= 1.10, and the run still equals the 1-rank run.
+throng_mpi_test(balance.bottleneck-3600 4 equal ${CMAKE_SOURCE_DIR}/configs/paper/bottleneck-3600.yaml
+                --ranks 1,4 --steps 300 --set decomposition.balance_every=10
+                --set decomposition.balance_threshold=1.02 --max-imbalance 1.10 --min-repartitions 3)
+
+# Subdomains narrower than the ghost width: 8 ranks on a corridor 4 cells
+# high; ghosts come straight from ranks several slabs away.
+throng_mpi_test(narrow.corridor-8 8 equal ${THRONG_MPI_DATA}/narrow.yaml --ranks 1,8 --expect-narrow
+                --min-migration-steps 100)
+
+# More ranks than grid cells: exit status 2 naming the largest rank count.
+throng_mpi_test(refuse.too-many-ranks 5 refuse ${THRONG_MPI_DATA}/tiny.yaml --ranks 5 --largest 4)
+
+# The conservation check works: ranks that lose an arriving agent (a fault
+# injected with THRONG_DECOMP_FAULT) stop the run with a message naming the
+# step and the rank.
+throng_mpi_test(conservation.fault 3 fault ${THRONG_MPI_DATA}/lanes.yaml --ranks 3 --fault-step 100)
