@@ -17,6 +17,11 @@ typedef struct thr_window {
   int x0, y0, nx, ny;
 } thr_window;
 
+/* Does window w contain global cell (gx, gy)? (host and device) */
+THR_HD int thr_window_contains(thr_window w, int gx, int gy) {
+  return gx >= w.x0 && gx < w.x0 + w.nx && gy >= w.y0 && gy < w.y0 + w.ny;
+}
+
 typedef struct thr_world {
   thr_vec2 min, max; /* world rectangle */
   float cell;        /* grid cell side */

@@ -153,6 +153,8 @@ void thr_decomp_free(thr_decomp *d) {
   free(d->nbr_send);
   free(d->req);
   free(d->cells);
+  free(d->bnd_idx);
+  free(d->bnd_mask);
   free(d->mig_idx);
   free(d->mig_dest);
   free(d->mig_out);
@@ -185,7 +187,7 @@ int thr_decomp_owns(const thr_decomp *d, thr_vec2 x) {
   const thr_world *w = d->world;
   int gx = thr_cell_coord(x.x, w->min.x, w->cell, w->gnx);
   int gy = thr_cell_coord(x.y, w->min.y, w->cell, w->gny);
-  return thr_window_has(d->rect, gx, gy);
+  return thr_window_contains(d->rect, gx, gy);
 }
 
 void thr_decomp_exchange(thr_decomp *d, thr_backend *b) {

@@ -52,7 +52,13 @@ struct thr_decomp {
   MPI_Datatype t_agent, t_ghost, t_vec2;
   MPI_Request *req; /* [2 * nranks] */
 
-  /* owned cells of the current storage order (backend owned_cells) */
+  /* agents outside the interior this step (backend select_outside) */
+  int *bnd_idx;
+  uint64_t *bnd_mask;
+  size_t bnd_idx_cap, bnd_mask_cap;
+
+  /* owned cells of the current storage order (backend owned_cells; used
+   * when re-partitioning), or the cells of select_outside's agents */
   int32_t *cells;
   size_t cells_cap;
   int cells_valid;

@@ -39,31 +39,33 @@ static void exchange_counts(thr_decomp *d, const int *send, int *recv) {
 }
 
 void thr_halo_plan(thr_decomp *d, thr_backend *b) {
-  const int32_t *cells = thr_decomp_cells(d, b);
   size_t n = b->ops->n_owned(b);
   int m = d->n_nbr, k = d->k;
-  /* cells at least k rings inside the rectangle are in no other window */
-  int ix0 = d->rect.x0 + k, ix1 = d->rect.x0 + d->rect.nx - k;
-  int iy0 = d->rect.y0 + k, iy1 = d->rect.y0 + d->rect.ny - k;
+  /* cells at least k rings inside the rectangle are in no other window:
+   * the backend reports only the agents outside that interior, with a bit
+   * per neighbour window (64 neighbours per call) */
+  thr_window interior = {d->rect.x0 + k, d->rect.y0 + k, d->rect.nx - 2 * k, d->rect.ny - 2 * k};
+  if (interior.nx < 0) interior.nx = 0;
+  if (interior.ny < 0) interior.ny = 0;
+  thr_decomp_grow(d, (void **)&d->bnd_idx, &d->bnd_idx_cap, n + 1, sizeof(int));
+  thr_decomp_grow(d, (void **)&d->bnd_mask, &d->bnd_mask_cap, n + 1, sizeof(uint64_t));
+  thr_decomp_grow(d, (void **)&d->cells, &d->cells_cap, 2 * n + 2, sizeof *d->cells);
+  d->cells_valid = 0;
   memset(d->send_cnt, 0, (size_t)d->nranks * sizeof(int));
-  for (size_t i = 0; i < n; ++i) {
-    int gx = cells[2 * i], gy = cells[2 * i + 1];
-    if (gx >= ix0 && gx < ix1 && gy >= iy0 && gy < iy1) continue;
-    for (int j = 0; j < m; ++j) d->send_cnt[j] += thr_window_has(d->nbr_send[j], gx, gy);
-  }
   size_t total = 0;
-  for (int j = 0; j < m; ++j) {
-    d->send_off[j] = (int)total;
-    d->sdispl[j] = (int)total; /* fill cursor */
-    total += (size_t)d->send_cnt[j];
-  }
-  /* per neighbour (ascending rank), in storage order */
-  thr_decomp_grow(d, (void **)&d->send_idx, &d->send_idx_cap, total + 1, sizeof(int));
-  for (size_t i = 0; i < n; ++i) {
-    int gx = cells[2 * i], gy = cells[2 * i + 1];
-    if (gx >= ix0 && gx < ix1 && gy >= iy0 && gy < iy1) continue;
-    for (int j = 0; j < m; ++j)
-      if (thr_window_has(d->nbr_send[j], gx, gy)) d->send_idx[d->sdispl[j]++] = (int)i;
+  for (int j0 = 0; j0 < m || (m == 0 && j0 == 0); j0 += 64) {
+    int nb = m - j0 < 64 ? m - j0 : 64;
+    if (nb <= 0) break;
+    size_t nbnd = b->ops->select_outside(b, interior, d->nbr_send + j0, nb, d->bnd_idx, d->cells, d->bnd_mask);
+    for (int j = j0; j < j0 + nb; ++j) {
+      d->send_off[j] = (int)total;
+      uint64_t bit = (uint64_t)1 << (j - j0);
+      for (size_t t = 0; t < nbnd; ++t) d->send_cnt[j] += (d->bnd_mask[t] & bit) != 0;
+      /* per neighbour (ascending rank), in storage order */
+      thr_decomp_grow(d, (void **)&d->send_idx, &d->send_idx_cap, total + (size_t)d->send_cnt[j] + 1, sizeof(int));
+      for (size_t t = 0; t < nbnd; ++t)
+        if (d->bnd_mask[t] & bit) d->send_idx[total++] = d->bnd_idx[t];
+    }
   }
   exchange_counts(d, d->send_cnt, d->recv_cnt);
   size_t nrecv = 0;

@@ -18,21 +18,20 @@ static void add_ids(uint64_t *sum, uint64_t *sq, uint32_t id, int sign) {
 }
 
 void thr_migrate(thr_decomp *d, thr_backend *b) {
-  const int32_t *cells = thr_decomp_cells(d, b);
   size_t n = b->ops->n_owned(b);
   int P = d->nranks;
-  /* who leaves, in storage order (extract_owned wants ascending indices) */
+  /* who leaves, in storage order (extract_owned wants ascending indices):
+   * the backend reports only the agents outside this rank's rectangle */
   thr_decomp_grow(d, (void **)&d->mig_idx, &d->mig_idx_cap, n + 1, sizeof(int));
   thr_decomp_grow(d, (void **)&d->mig_dest, &d->mig_dest_cap, n + 1, sizeof(int));
+  thr_decomp_grow(d, (void **)&d->cells, &d->cells_cap, 2 * n + 2, sizeof *d->cells);
   memset(d->scount, 0, (size_t)P * sizeof(int));
-  size_t nout = 0;
-  for (size_t i = 0; i < n; ++i) {
-    int r = thr_partition_owner(&d->part, cells[2 * i], cells[2 * i + 1]);
-    if (r == d->rank) continue;
-    d->mig_idx[nout] = (int)i;
-    d->mig_dest[nout] = r;
+  size_t nout = b->ops->select_outside(b, d->rect, NULL, 0, d->mig_idx, d->cells, NULL);
+  d->cells_valid = 0; /* d->cells now holds the leavers' cells only */
+  for (size_t k = 0; k < nout; ++k) {
+    int r = thr_partition_owner(&d->part, d->cells[2 * k], d->cells[2 * k + 1]);
+    d->mig_dest[k] = r;
     d->scount[r]++;
-    nout++;
   }
   MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
   size_t nin = 0;
@@ -94,17 +93,10 @@ void thr_migrate(thr_decomp *d, thr_backend *b) {
   d->cells_valid = 0;
 }
 
-/* Id checksums of the owned agents, read from the backend. */
+/* Id checksums of the owned agents, computed by the backend. */
 static void backend_ids(thr_decomp *d, thr_backend *b, uint64_t *sum, uint64_t *sq) {
-  size_t n = b->ops->n_owned(b);
-  *sum = *sq = 0;
-  if (!n) return;
-  thr_decomp_grow(d, (void **)&d->send_idx, &d->send_idx_cap, n, sizeof(int));
-  thr_decomp_grow(d, (void **)&d->gsend, &d->gsend_cap, n, sizeof(thr_ghost_rec));
-  for (size_t i = 0; i < n; ++i) d->send_idx[i] = (int)i;
-  if (b->ops->pack_ghosts(b, d->send_idx, n, d->gsend))
-    thr_decomp_fatal(d, "backend %s: pack_ghosts failed", b->ops->name);
-  for (size_t i = 0; i < n; ++i) add_ids(sum, sq, d->gsend[i].id, +1);
+  (void)d;
+  b->ops->id_checksum(b, sum, sq);
 }
 
 void thr_conservation_init(thr_decomp *d, thr_backend *b) {

@@ -64,8 +64,5 @@ thr_window thr_window_grow(thr_window r, int k, int gnx, int gny);
 /* Intersection of two rectangles (nx or ny = 0 when empty). */
 thr_window thr_window_meet(thr_window a, thr_window b);
 static inline int thr_window_empty(thr_window a) { return a.nx <= 0 || a.ny <= 0; }
-static inline int thr_window_has(thr_window a, int gx, int gy) {
-  return gx >= a.x0 && gx < a.x0 + a.nx && gy >= a.y0 && gy < a.y0 + a.ny;
-}
 
 #endif

@@ -70,6 +70,15 @@ typedef struct thr_backend_ops {
   /* Global cell coordinates (gx, gy) of every owned agent's x*, into
    * cells[2*i], cells[2*i+1] (host array of 2*n_owned). */
   int (*owned_cells)(thr_backend *b, int32_t *cells);
+  /* Owned agents whose global cell (from x*) lies outside `skip`, in
+   * storage order: their indices, cells (gx, gy pairs) and a bit mask
+   * telling for each of the nbox (at most 64) boxes whether the cell lies in
+   * it. The host arrays must hold n_owned entries (mask may be NULL when
+   * nbox is 0). Returns how many. Only these few agents cross to the host. */
+  size_t (*select_outside)(thr_backend *b, thr_window skip, const thr_window *boxes, int nbox, int *idx,
+                           int32_t *cells, uint64_t *mask);
+  /* Sum and sum of squares of the owned agents' ids (conservation check). */
+  void (*id_checksum)(thr_backend *b, uint64_t *sum, uint64_t *sq);
   /* Remove the owned agents idx[0..n) (ascending) and return their full
    * records in recs (host). Ghosts are dropped. */
   int (*extract_owned)(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs);

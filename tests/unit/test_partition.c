@@ -34,7 +34,7 @@ static int check_cover(const thr_partition *p) {
     for (int x = 0; x < p->gnx; ++x) {
       if (seen[(size_t)y * p->gnx + x] != 1) ok = 0;
       int r = thr_partition_owner(p, x, y);
-      if (r < 0 || r >= p->nranks || !thr_window_has(p->rect[r], x, y)) ok = 0;
+      if (r < 0 || r >= p->nranks || !thr_window_contains(p->rect[r], x, y)) ok = 0;
     }
   }
   free(seen);
@@ -218,7 +218,7 @@ THR_TEST(windows) {
             /* Chebyshev distance in cells from the rectangle */
             int dx = x < ra.x0 ? ra.x0 - x : (x >= ra.x0 + ra.nx ? x - (ra.x0 + ra.nx - 1) : 0);
             int dy = y < ra.y0 ? ra.y0 - y : (y >= ra.y0 + ra.ny ? y - (ra.y0 + ra.ny - 1) : 0);
-            CHECK(thr_window_has(wa, x, y) == (dx <= k && dy <= k));
+            CHECK(thr_window_contains(wa, x, y) == (dx <= k && dy <= k));
           }
         for (int b = 0; b < P; ++b) {
           int ab = !thr_window_empty(thr_window_meet(wa, p.rect[b]));

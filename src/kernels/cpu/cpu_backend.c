@@ -259,6 +259,41 @@ static int cpu_owned_cells(thr_backend *b, int32_t *cells) {
   return 0;
 }
 
+static size_t cpu_select_outside(thr_backend *b, thr_window skip, const thr_window *boxes, int nbox, int *idx,
+                                 int32_t *cells, uint64_t *mask) {
+  cpu_state *s = state(b);
+  const thr_grid_view *g = &s->geom;
+  size_t n = 0;
+  for (size_t i = 0; i < s->a.n_owned; ++i) {
+    int gx = thr_cell_coord(s->a.p[i].x, g->ox, g->cell, g->gnx);
+    int gy = thr_cell_coord(s->a.p[i].y, g->oy, g->cell, g->gny);
+    if (thr_window_contains(skip, gx, gy)) continue;
+    idx[n] = (int)i;
+    cells[2 * n] = gx;
+    cells[2 * n + 1] = gy;
+    if (mask) {
+      uint64_t m = 0;
+      for (int k = 0; k < nbox; ++k)
+        if (thr_window_contains(boxes[k], gx, gy)) m |= (uint64_t)1 << k;
+      mask[n] = m;
+    }
+    n++;
+  }
+  return n;
+}
+
+static void cpu_id_checksum(thr_backend *b, uint64_t *sum, uint64_t *sq) {
+  cpu_state *s = state(b);
+  uint64_t a = 0, q = 0;
+  for (size_t i = 0; i < s->a.n_owned; ++i) {
+    uint64_t v = s->a.id[i];
+    a += v;
+    q += v * v;
+  }
+  *sum = a;
+  *sq = q;
+}
+
 static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs) {
   cpu_state *s = state(b);
   thr_agents *a = &s->a;
@@ -399,6 +434,8 @@ static const thr_backend_ops cpu_ops = {
     .measure = cpu_measure,
     .sync = cpu_sync,
     .owned_cells = cpu_owned_cells,
+    .select_outside = cpu_select_outside,
+    .id_checksum = cpu_id_checksum,
     .extract_owned = cpu_extract_owned,
     .append_owned = cpu_append_owned,
     .pack_ghosts = cpu_pack_ghosts,

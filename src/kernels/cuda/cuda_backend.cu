@@ -136,6 +136,14 @@ static void cuda_measure(thr_backend *b, thr_metrics_partial *out) {
 static void cuda_sync(thr_backend *b) { CUDA_CHECK(cudaStreamSynchronize(state(b)->stream)); }
 
 static int cuda_owned_cells(thr_backend *b, int32_t *cells) { return thr_cuda_owned_cells(state(b), cells); }
+static size_t cuda_select_outside(thr_backend *b, thr_window skip, const thr_window *boxes, int nbox, int *idx,
+                                  int32_t *cells, uint64_t *mask) {
+  nvtx_range r("select_outside");
+  return thr_cuda_select_outside(state(b), skip, boxes, nbox, idx, cells, mask);
+}
+static void cuda_id_checksum(thr_backend *b, uint64_t *sum, uint64_t *sq) {
+  thr_cuda_id_checksum(state(b), sum, sq);
+}
 static int cuda_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs) {
   nvtx_range r("migrate_out");
   return thr_cuda_extract_owned(state(b), idx, n, recs);
@@ -198,11 +206,33 @@ static void cuda_destroy(thr_backend *b) {
 }
 
 static const thr_backend_ops cuda_ops = {
-    "cuda",           cuda_destroy,       cuda_set_world,     cuda_set_agents,    cuda_get_agents,
-    cuda_n_owned,     cuda_predict,       cuda_sort_owned,    cuda_build_index,   cuda_stability,
-    cuda_long_range,  cuda_contact,       cuda_velocity,      cuda_finalize,      cuda_measure,
-    cuda_sync,        cuda_owned_cells,   cuda_extract_owned, cuda_append_owned,  cuda_pack_ghosts,
-    cuda_set_ghosts,  cuda_set_halo_send, cuda_pack_halo,     cuda_unpack_halo,   cuda_memory_bytes,
+    .name = "cuda",
+    .destroy = cuda_destroy,
+    .set_world = cuda_set_world,
+    .set_agents = cuda_set_agents,
+    .get_agents = cuda_get_agents,
+    .n_owned = cuda_n_owned,
+    .predict = cuda_predict,
+    .sort_owned = cuda_sort_owned,
+    .build_index = cuda_build_index,
+    .stability = cuda_stability,
+    .long_range = cuda_long_range,
+    .contact = cuda_contact,
+    .velocity = cuda_velocity,
+    .finalize = cuda_finalize,
+    .measure = cuda_measure,
+    .sync = cuda_sync,
+    .owned_cells = cuda_owned_cells,
+    .select_outside = cuda_select_outside,
+    .id_checksum = cuda_id_checksum,
+    .extract_owned = cuda_extract_owned,
+    .append_owned = cuda_append_owned,
+    .pack_ghosts = cuda_pack_ghosts,
+    .set_ghosts = cuda_set_ghosts,
+    .set_halo_send = cuda_set_halo_send,
+    .pack_halo = cuda_pack_halo,
+    .unpack_halo = cuda_unpack_halo,
+    .memory_bytes = cuda_memory_bytes,
 };
 
 extern "C" int thr_cuda_device_count(void) {

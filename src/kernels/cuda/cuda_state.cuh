@@ -97,6 +97,9 @@ void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out);
 int thr_cuda_upload_owned(cuda_state *s, const thr_agents *owned);
 int thr_cuda_download_owned(cuda_state *s, thr_agents *owned);
 int thr_cuda_owned_cells(cuda_state *s, int32_t *cells);
+size_t thr_cuda_select_outside(cuda_state *s, thr_window skip, const thr_window *boxes, int nbox, int *idx,
+                               int32_t *cells, uint64_t *mask);
+void thr_cuda_id_checksum(cuda_state *s, uint64_t *sum, uint64_t *sq);
 int thr_cuda_extract_owned(cuda_state *s, const int *idx, size_t n, thr_agent_rec *recs);
 int thr_cuda_append_owned(cuda_state *s, const thr_agent_rec *recs, size_t n);
 int thr_cuda_pack_ghosts(cuda_state *s, const int *idx, size_t n, thr_ghost_rec *out);

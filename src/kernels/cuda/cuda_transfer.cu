@@ -123,6 +123,19 @@ __global__ void k_clear_listed(int n, const int *idx, int *flag) {
   if (k < n) flag[idx[k]] = 0;
 }
 
+/* out[i] = sum of in[0..i) for i < n (CUB, temporary storage kept). */
+static void exclusive_scan(cuda_state *s, const int *in, int *out, size_t n) {
+  size_t bytes = 0;
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, (int)n, s->stream));
+  if (bytes > s->scan_tmp_bytes) {
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    if (s->d_scan_tmp) CUDA_CHECK(cudaFree(s->d_scan_tmp));
+    CUDA_CHECK(cudaMalloc(&s->d_scan_tmp, bytes));
+    s->scan_tmp_bytes = bytes;
+  }
+  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s->d_scan_tmp, bytes, in, out, (int)n, s->stream));
+}
+
 __global__ void k_compact(int n, const int *keep, const int *pos, int *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n && keep[i]) out[pos[i]] = i;
@@ -144,15 +157,7 @@ int thr_cuda_extract_owned(cuda_state *s, const int *idx, size_t n, thr_agent_re
   k_fill_int<<<thr_blocks(owned), THR_CUDA_BLOCK, 0, s->stream>>>((int)owned, s->cell_of, 1);
   k_clear_listed<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, d_idx, s->cell_of);
   CUDA_LAUNCHED("keep flags");
-  size_t bytes = 0;
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, bytes, s->cell_of, s->slot, (int)owned, s->stream));
-  if (bytes > s->scan_tmp_bytes) {
-    CUDA_CHECK(cudaStreamSynchronize(s->stream));
-    if (s->d_scan_tmp) CUDA_CHECK(cudaFree(s->d_scan_tmp));
-    CUDA_CHECK(cudaMalloc(&s->d_scan_tmp, bytes));
-    s->scan_tmp_bytes = bytes;
-  }
-  CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s->d_scan_tmp, bytes, s->cell_of, s->slot, (int)owned, s->stream));
+  exclusive_scan(s, s->cell_of, s->slot, owned);
   k_compact<<<thr_blocks(owned), THR_CUDA_BLOCK, 0, s->stream>>>((int)owned, s->cell_of, s->slot, s->order);
   CUDA_LAUNCHED("compact");
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -278,4 +283,95 @@ void thr_cuda_unpack_halo(cuda_state *s, int fields, const void *buf) {
     CUDA_CHECK(cudaMemcpyAsync(arrays[k] + owned, h + k * n, n * sizeof(thr_vec2), cudaMemcpyHostToDevice,
                                s->stream));
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
+}
+
+/* ---- selections for the decomposition ------------------------------------- */
+
+typedef struct box_set {
+  thr_window w[64];
+} box_set;
+
+__global__ void k_outside_flags(int n, thr_grid_view g, const thr_vec2 *p, thr_window skip, int *flag) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int gx = thr_cell_coord(p[i].x, g.ox, g.cell, g.gnx);
+  int gy = thr_cell_coord(p[i].y, g.oy, g.cell, g.gny);
+  flag[i] = !thr_window_contains(skip, gx, gy);
+}
+
+__global__ void k_outside_compact(int n, thr_grid_view g, const thr_vec2 *p, const int *flag, const int *pos,
+                                  box_set boxes, int nbox, int *idx, int2 *cells, unsigned long long *mask) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n || !flag[i]) return;
+  int gx = thr_cell_coord(p[i].x, g.ox, g.cell, g.gnx);
+  int gy = thr_cell_coord(p[i].y, g.oy, g.cell, g.gny);
+  unsigned long long m = 0;
+  for (int k = 0; k < nbox; ++k)
+    if (thr_window_contains(boxes.w[k], gx, gy)) m |= 1ull << k;
+  int t = pos[i];
+  idx[t] = i;
+  cells[t] = make_int2(gx, gy);
+  mask[t] = m;
+}
+
+size_t thr_cuda_select_outside(cuda_state *s, thr_window skip, const thr_window *boxes, int nbox, int *idx,
+                               int32_t *cells, uint64_t *mask) {
+  size_t n = s->a.n_owned;
+  if (!n) return 0;
+  box_set bs;
+  memset(&bs, 0, sizeof bs);
+  for (int k = 0; k < nbox && k < 64; ++k) bs.w[k] = boxes[k];
+  /* staging: flags, positions, then the compacted idx, cells, masks */
+  size_t al = (n * sizeof(int) + 255) & ~(size_t)255;
+  char *st = (char *)thr_cuda_stage(s, 3 * al + 2 * ((n * 8 + 255) & ~(size_t)255));
+  int *flag = (int *)st, *pos = (int *)(st + al), *d_idx = (int *)(st + 2 * al);
+  int2 *d_cells = (int2 *)(st + 3 * al);
+  unsigned long long *d_mask = (unsigned long long *)(st + 3 * al + ((n * 8 + 255) & ~(size_t)255));
+  k_outside_flags<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->geom, s->a.p, skip, flag);
+  CUDA_LAUNCHED("outside_flags");
+  exclusive_scan(s, flag, pos, n);
+  k_outside_compact<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->geom, s->a.p, flag, pos, bs, nbox,
+                                                                      d_idx, d_cells, d_mask);
+  CUDA_LAUNCHED("outside_compact");
+  int last_pos = 0, last_flag = 0;
+  CUDA_CHECK(cudaMemcpyAsync(&last_pos, pos + n - 1, sizeof(int), cudaMemcpyDeviceToHost, s->stream));
+  CUDA_CHECK(cudaMemcpyAsync(&last_flag, flag + n - 1, sizeof(int), cudaMemcpyDeviceToHost, s->stream));
+  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  size_t count = (size_t)(last_pos + last_flag);
+  if (count) {
+    CUDA_CHECK(cudaMemcpyAsync(idx, d_idx, count * sizeof(int), cudaMemcpyDeviceToHost, s->stream));
+    CUDA_CHECK(cudaMemcpyAsync(cells, d_cells, count * sizeof(int2), cudaMemcpyDeviceToHost, s->stream));
+    if (mask)
+      CUDA_CHECK(cudaMemcpyAsync(mask, d_mask, count * sizeof(uint64_t), cudaMemcpyDeviceToHost, s->stream));
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  }
+  return count;
+}
+
+__global__ void k_id_checksum(int n, const uint32_t *id, unsigned long long *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  unsigned long long v = i < n ? id[i] : 0, q = v * v;
+  for (int o = 16; o > 0; o >>= 1) {
+    v += __shfl_down_sync(0xffffffffu, v, o);
+    q += __shfl_down_sync(0xffffffffu, q, o);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    atomicAdd(&out[0], v);
+    atomicAdd(&out[1], q);
+  }
+}
+
+void thr_cuda_id_checksum(cuda_state *s, uint64_t *sum, uint64_t *sq) {
+  size_t n = s->a.n_owned;
+  unsigned long long *d = (unsigned long long *)thr_cuda_stage(s, 2 * sizeof(unsigned long long));
+  CUDA_CHECK(cudaMemsetAsync(d, 0, 2 * sizeof(unsigned long long), s->stream));
+  if (n) {
+    k_id_checksum<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->a.id, d);
+    CUDA_LAUNCHED("id_checksum");
+  }
+  unsigned long long h[2];
+  CUDA_CHECK(cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s->stream));
+  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  *sum = h[0];
+  *sq = h[1];
 }
