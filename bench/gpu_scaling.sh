@@ -3,11 +3,11 @@
 # bench/gpu_session.sh has built build-gpu): 
 #   1. bitwise equality of a 2-rank and a 1-rank CUDA run of bottleneck-3600;
 #   2. ctest -L mpi (the default backend is cuda there);
-#   3. weak scaling (PER_GPU agents per GPU) and strong scaling (STRONG agents)
-#      of the evacuation benchmark on 1..NGPU GPUs, one rank per GPU.
-# Usage: bench/gpu_scaling.sh [PER_GPU] [STRONG]    (defaults 2000000 4000000)
+#   3. weak scaling (each of PER_GPU agents per GPU) and strong scaling (STRONG
+#      agents) of the evacuation benchmark on 1..NGPU GPUs, one rank per GPU.
+# Usage: bench/gpu_scaling.sh ["PER_GPU..."] [STRONG]  (defaults "2000000 10000000" 4000000)
 set -uo pipefail
-per=${1:-2000000}
+per=${1:-"2000000 10000000"}
 strong=${2:-4000000}
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
@@ -30,11 +30,13 @@ bench() { # ranks scenario steps
 }
 {
   echo "kind,$($bin/throng-bench 2>&1 | head -0; echo scenario,backend,ranks,agents,steps,seconds,agent_steps_per_s,ms_per_step,predict_ms,grid_ms,stability_ms,long_range_ms,contact_ms,velocity_ms,xsph_ms,halo_ms,migrate_ms,memory_bytes_per_agent)"
-  g=1
-  while [ $g -le "$ngpu" ]; do
-    python3 bench/make_evacuation.py $((per * g)) "$out/weak-$g.yaml"
-    echo "weak,$(bench $g "$out/weak-$g.yaml" 30)"
-    g=$((g * 2))
+  for pg in $per; do
+    g=1
+    while [ $g -le "$ngpu" ]; do
+      python3 bench/make_evacuation.py $((pg * g)) "$out/weak-$g.yaml"
+      echo "weak,$(bench $g "$out/weak-$g.yaml" 30)"
+      g=$((g * 2))
+    done
   done
   python3 bench/make_evacuation.py "$strong" "$out/strong.yaml"
   g=1

@@ -170,8 +170,6 @@ void thr_decomp_free(thr_decomp *d) {
   free(d->recv_off);
   free(d->gsend);
   free(d->grecv);
-  free(d->hsend);
-  free(d->hrecv);
   free(d->hstage_s);
   free(d->hstage_r);
   free(d->hist);

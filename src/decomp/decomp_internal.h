@@ -84,7 +84,7 @@ struct thr_decomp {
   thr_ghost_rec *gsend, *grecv;
   size_t gsend_cap, grecv_cap;
   thr_vec2 *hsend, *hrecv, *hstage_s, *hstage_r;
-  size_t hsend_cap, hrecv_cap, hstage_s_cap, hstage_r_cap;
+  size_t hstage_s_cap, hstage_r_cap; /* hsend, hrecv: the backend's halo_host_buffer */
 
   /* balance log */
   FILE *log;

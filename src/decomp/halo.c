@@ -95,9 +95,11 @@ void thr_halo_plan(thr_decomp *d, thr_backend *b) {
   d->n_send = total;
   d->n_recv = nrecv;
   /* forward buffers: up to three fields of one thr_vec2 per agent */
-  thr_decomp_grow(d, (void **)&d->hsend, &d->hsend_cap, 3 * total + 1, sizeof(thr_vec2));
+  /* send and receive buffers belong to the backend (page-locked on GPUs) */
+  d->hsend = b->ops->halo_host_buffer(b, 0, (3 * total + 1) * sizeof(thr_vec2));
+  d->hrecv = b->ops->halo_host_buffer(b, 1, (3 * nrecv + 1) * sizeof(thr_vec2));
+  if (!d->hsend || !d->hrecv) thr_decomp_fatal(d, "out of memory for halo buffers (%zu ghosts)", nrecv);
   thr_decomp_grow(d, (void **)&d->hstage_s, &d->hstage_s_cap, 3 * total + 1, sizeof(thr_vec2));
-  thr_decomp_grow(d, (void **)&d->hrecv, &d->hrecv_cap, 3 * nrecv + 1, sizeof(thr_vec2));
   thr_decomp_grow(d, (void **)&d->hstage_r, &d->hstage_r_cap, 3 * nrecv + 1, sizeof(thr_vec2));
 }
 

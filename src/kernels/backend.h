@@ -91,6 +91,11 @@ typedef struct thr_backend_ops {
   /* The halo plan of this step: owned agents idx[0..n) are sent, in that
    * order, whenever fields are forwarded. */
   int (*set_halo_send)(thr_backend *b, const int *idx, size_t n);
+  /* A host buffer of at least `bytes` owned by the backend, for halo
+   * messages (which = 0: send, 1: receive): page-locked for the CUDA
+   * backend, so that packing and unpacking are direct DMA transfers. Valid
+   * until the next call with the same `which`; NULL when out of memory. */
+  void *(*halo_host_buffer)(thr_backend *b, int which, size_t bytes);
   /* Pack the selected fields (THR_HALO_*) of the send list into buf
    * (host memory, n_send * 8 bytes per field). */
   void (*pack_halo)(thr_backend *b, int fields, void *buf);

@@ -26,6 +26,8 @@ typedef struct cpu_state {
   /* halo plan of this step: owned agents forwarded to other ranks */
   int *halo_idx;
   size_t n_halo, halo_cap;
+  void *hbuf[2]; /* halo message buffers (send, receive) */
+  size_t hbuf_cap[2];
 } cpu_state;
 
 static cpu_state *state(thr_backend *b) { return (cpu_state *)b->impl; }
@@ -294,6 +296,17 @@ static void cpu_id_checksum(thr_backend *b, uint64_t *sum, uint64_t *sq) {
   *sq = q;
 }
 
+static void *cpu_halo_host_buffer(thr_backend *b, int which, size_t bytes) {
+  cpu_state *s = state(b);
+  if (bytes > s->hbuf_cap[which]) {
+    void *q = realloc(s->hbuf[which], bytes);
+    if (!q) return NULL;
+    s->hbuf[which] = q;
+    s->hbuf_cap[which] = bytes;
+  }
+  return s->hbuf[which];
+}
+
 static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs) {
   cpu_state *s = state(b);
   thr_agents *a = &s->a;
@@ -412,6 +425,8 @@ static void cpu_destroy(thr_backend *b) {
   free(s->offset);
   free(s->cursor);
   free(s->halo_idx);
+  free(s->hbuf[0]);
+  free(s->hbuf[1]);
   free(s);
   free(b);
 }
@@ -435,6 +450,7 @@ static const thr_backend_ops cpu_ops = {
     .sync = cpu_sync,
     .owned_cells = cpu_owned_cells,
     .select_outside = cpu_select_outside,
+    .halo_host_buffer = cpu_halo_host_buffer,
     .id_checksum = cpu_id_checksum,
     .extract_owned = cpu_extract_owned,
     .append_owned = cpu_append_owned,

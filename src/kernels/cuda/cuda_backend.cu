@@ -163,6 +163,19 @@ static int cuda_set_ghosts(thr_backend *b, const thr_ghost_rec *g, size_t n) {
 static int cuda_set_halo_send(thr_backend *b, const int *idx, size_t n) {
   return thr_cuda_set_halo_send(state(b), idx, n);
 }
+static void *cuda_halo_host_buffer(thr_backend *b, int which, size_t bytes) {
+  cuda_state *s = state(b);
+  if (bytes > s->h_halo_cap[which]) {
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    if (s->h_halo[which]) CUDA_CHECK(cudaFreeHost(s->h_halo[which]));
+    s->h_halo_cap[which] = bytes + bytes / 2 + 4096;
+    if (cudaMallocHost(&s->h_halo[which], s->h_halo_cap[which]) != cudaSuccess) {
+      s->h_halo[which] = NULL;
+      s->h_halo_cap[which] = 0;
+    }
+  }
+  return s->h_halo[which];
+}
 static void cuda_pack_halo(thr_backend *b, int fields, void *buf) {
   nvtx_range r("pack_halo");
   thr_cuda_pack_halo(state(b), fields, buf);
@@ -200,6 +213,8 @@ static void cuda_destroy(thr_backend *b) {
   if (s->d_send_idx) cudaFree(s->d_send_idx);
   if (s->d_stage) cudaFree(s->d_stage);
   if (s->h_stage) cudaFreeHost(s->h_stage);
+  for (int k = 0; k < 2; ++k)
+    if (s->h_halo[k]) cudaFreeHost(s->h_halo[k]);
   cudaStreamDestroy(s->stream);
   free(s);
   free(b);
@@ -230,6 +245,7 @@ static const thr_backend_ops cuda_ops = {
     .pack_ghosts = cuda_pack_ghosts,
     .set_ghosts = cuda_set_ghosts,
     .set_halo_send = cuda_set_halo_send,
+    .halo_host_buffer = cuda_halo_host_buffer,
     .pack_halo = cuda_pack_halo,
     .unpack_halo = cuda_unpack_halo,
     .memory_bytes = cuda_memory_bytes,

@@ -70,6 +70,8 @@ typedef struct cuda_state {
   size_t stage_cap;
   void *h_stage;     /* pinned host staging */
   size_t h_stage_cap;
+  void *h_halo[2];   /* pinned halo message buffers (send, receive) */
+  size_t h_halo_cap[2];
 } cuda_state;
 
 /* Memory (cuda_memory.cu) */

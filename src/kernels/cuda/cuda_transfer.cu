@@ -279,10 +279,12 @@ void thr_cuda_unpack_halo(cuda_state *s, int fields, const void *buf) {
   size_t owned = s->a.n_owned, n = s->a.n - owned;
   if (!n) return;
   const thr_vec2 *h = (const thr_vec2 *)buf;
+  /* asynchronous: later kernels on the stream wait for the copies, and the
+   * next pack_halo synchronises the stream before the decomposition reuses
+   * the (page-locked) buffer */
   for (int k = 0; k < nf; ++k)
     CUDA_CHECK(cudaMemcpyAsync(arrays[k] + owned, h + k * n, n * sizeof(thr_vec2), cudaMemcpyHostToDevice,
                                s->stream));
-  CUDA_CHECK(cudaStreamSynchronize(s->stream));
 }
 
 /* ---- selections for the decomposition ------------------------------------- */
