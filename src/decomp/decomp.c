@@ -61,7 +61,6 @@ void thr_decomp_apply_partition(thr_decomp *d, thr_backend *b) {
   if (thr_world_set_window(d->world, d->window, d->prm))
     thr_decomp_fatal(d, "out of memory building the obstacle lists of the window");
   if (b->ops->set_world(b, d->world, d->prm)) thr_decomp_fatal(d, "backend %s: set_world failed", b->ops->name);
-  d->need_sort = 1; /* local cells of the owned agents changed */
 }
 
 static int make_type(size_t bytes, MPI_Datatype *t) {

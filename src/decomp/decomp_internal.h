@@ -41,7 +41,6 @@ struct thr_decomp {
   thr_partition part;
   thr_window rect;   /* owned cells */
   thr_window window; /* rect + k rings, clipped */
-  int need_sort;     /* the window changed: owned agents must be re-sorted */
 
   /* ranks whose window meets this rect (= ranks whose rect meets this
    * window), ascending; send[j] = their window within this rect */

@@ -39,14 +39,10 @@ void thr_migrate(thr_decomp *d, thr_backend *b) {
     d->rdispl[r] = (int)nin;
     nin += (size_t)d->rcount[r];
   }
-  if (nout == 0 && nin == 0) {
-    if (d->need_sort) {
-      b->ops->sort_owned(b);
-      d->need_sort = 0;
-      d->cells_valid = 0;
-    }
-    return;
-  }
+  /* No re-sort after moving agents: build_index recomputes every local
+   * agent's cell and orders owned and ghost agents canonically anyway, and
+   * the next step's sort_owned restores the storage order. */
+  if (nout == 0 && nin == 0) return;
   /* leavers grouped by destination, storage order within a destination */
   thr_decomp_grow(d, (void **)&d->mig_in, &d->mig_in_cap, nout + nin + 1, sizeof(thr_agent_rec));
   thr_decomp_grow(d, (void **)&d->mig_out, &d->mig_out_cap, nout + 1, sizeof(thr_agent_rec));
@@ -88,8 +84,6 @@ void thr_migrate(thr_decomp *d, thr_backend *b) {
   d->expect += (long)nin - (long)nout;
   d->step_sent += (long)nout;
   d->step_recv += (long)nin;
-  b->ops->sort_owned(b);
-  d->need_sort = 0;
   d->cells_valid = 0;
 }
 

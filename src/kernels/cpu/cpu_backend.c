@@ -156,9 +156,11 @@ static void cpu_sort_owned(thr_backend *b) {
   assign_cells(s, 0, n);
 }
 
+/* Cells of all local agents (owned ones too: migration or a new window may
+ * have changed them since sort_owned), then the canonical order. */
 static void cpu_build_index(thr_backend *b) {
   cpu_state *s = state(b);
-  assign_cells(s, s->a.n_owned, s->a.n);
+  assign_cells(s, 0, s->a.n);
   thr_cell_sort(s->cell_of, s->a.id, s->a.n, s->ncell, s->offset, s->order, s->cursor);
 }
 

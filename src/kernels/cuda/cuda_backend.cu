@@ -104,7 +104,8 @@ static void cuda_build_index(thr_backend *b) {
   cuda_state *s = state(b);
   s->lr_valid = 0;
   if (s->order_is_identity && s->a.n == s->a.n_owned) return;
-  thr_cuda_assign_cells(s, s->a.n_owned, s->a.n);
+  /* all cells: migration or a new window may have changed owned ones */
+  thr_cuda_assign_cells(s, 0, s->a.n);
   thr_cuda_cell_sort(s, s->a.n);
   s->order_is_identity = 0;
 }
