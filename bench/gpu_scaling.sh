@@ -16,6 +16,8 @@ ngpu=$(nvidia-smi -L | wc -l)
 bin=build-gpu/bin
 mpi="mpirun --bind-to none -x LD_LIBRARY_PATH -x OMPI_MCA_rmaps_base_oversubscribe"
 
+echo "== MPI: $(ompi_info --parsable --all 2>/dev/null | grep -m1 mpi_built_with_cuda_support:value || echo 'no ompi_info')"
+THRONG_DECOMP_VERBOSE=1 $mpi -n 2 $bin/throng run configs/paper/bottleneck-3600.yaml --steps 1 --backend cuda --no-output --quiet 2>&1 | grep -m1 "halo buffers" || true
 echo "== 2-rank vs 1-rank CUDA, bottleneck-3600, 300 steps"
 $bin/throng run configs/paper/bottleneck-3600.yaml --steps 300 --backend cuda --no-output --quiet --final-state "$out/b1.csv"
 $mpi -n 2 $bin/throng run configs/paper/bottleneck-3600.yaml --steps 300 --backend cuda --no-output --quiet --final-state "$out/b2.csv"

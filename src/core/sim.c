@@ -112,6 +112,19 @@ void thr_sim_free(thr_sim *s) {
     (s)->timers.t[phase] += MPI_Wtime() - t0_;              \
   } while (0)
 
+/* One pass of the step, overlapped with the halo exchange of the pass
+ * before: the interior agents (which read no ghost) first, then the
+ * previous pass's ghost values arrive, then the boundary agents, then this
+ * pass's changed fields leave for the other ranks. On one rank the interior
+ * part is empty and the boundary part is every agent. */
+static void run_pass(thr_sim *s, void (*op)(thr_backend *, int), int phase, int fields_out) {
+  thr_backend *b = s->be;
+  PHASE(s, phase, op(b, THR_PART_INTERIOR));
+  PHASE(s, THR_PHASE_HALO, thr_decomp_forward_end(s->dc, b));
+  PHASE(s, phase, op(b, THR_PART_BOUNDARY));
+  if (fields_out) PHASE(s, THR_PHASE_HALO, thr_decomp_forward_begin(s->dc, b, fields_out));
+}
+
 void thr_sim_step(thr_sim *s) {
   const thr_backend_ops *B = s->be->ops;
   thr_backend *b = s->be;
@@ -124,26 +137,17 @@ void thr_sim_step(thr_sim *s) {
   PHASE(s, THR_PHASE_GRID, B->sort_owned(b));
   PHASE(s, THR_PHASE_MIGRATE, thr_decomp_exchange(s->dc, b));
   PHASE(s, THR_PHASE_GRID, B->build_index(b));
-  /* stability iterations (lines 9-15) */
-  for (int it = 0; it < prm->stability_iterations; ++it) {
-    PHASE(s, THR_PHASE_STABILITY, B->stability(b));
-    PHASE(s, THR_PHASE_HALO, thr_decomp_forward(s->dc, b, THR_HALO_X | THR_HALO_P));
-  }
+  /* stability iterations (lines 9-15): x^n and x* change */
+  for (int it = 0; it < prm->stability_iterations; ++it)
+    run_pass(s, B->stability, THR_PHASE_STABILITY, THR_HALO_X | THR_HALO_P);
   /* constraint iterations (lines 16-21): long-range group, then contact */
   for (int it = 0; it < prm->solver_iterations; ++it) {
-    if (prm->longrange_on || prm->avoidance_on) {
-      PHASE(s, THR_PHASE_LONG_RANGE, B->long_range(b));
-      PHASE(s, THR_PHASE_HALO, thr_decomp_forward(s->dc, b, THR_HALO_P));
-    }
-    if (prm->contact_on || prm->walls_on) {
-      PHASE(s, THR_PHASE_CONTACT, B->contact(b));
-      PHASE(s, THR_PHASE_HALO, thr_decomp_forward(s->dc, b, THR_HALO_P));
-    }
+    if (prm->longrange_on || prm->avoidance_on) run_pass(s, B->long_range, THR_PHASE_LONG_RANGE, THR_HALO_P);
+    if (prm->contact_on || prm->walls_on) run_pass(s, B->contact, THR_PHASE_CONTACT, THR_HALO_P);
   }
-  /* velocities (lines 22-27) */
-  PHASE(s, THR_PHASE_VELOCITY, B->velocity(b));
-  if (prm->xsph_on) PHASE(s, THR_PHASE_HALO, thr_decomp_forward(s->dc, b, THR_HALO_VNEW));
-  PHASE(s, THR_PHASE_XSPH, B->finalize(b));
+  /* velocities (lines 22-27); XSPH reads the neighbours' new velocities */
+  run_pass(s, B->velocity, THR_PHASE_VELOCITY, prm->xsph_on ? THR_HALO_VNEW : 0);
+  run_pass(s, B->finalize, THR_PHASE_XSPH, 0);
   s->step++;
   s->timers.steps++;
 }

@@ -7,6 +7,34 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
+#endif
+
+/* Can MPI take device pointers? THRONG_CUDA_AWARE_MPI=0/1 overrides the
+ * library's own answer (Open MPI's MPIX_Query_cuda_support). */
+static int mpi_cuda_aware(void) {
+  const char *env = getenv("THRONG_CUDA_AWARE_MPI");
+  if (env && *env) return atoi(env) != 0;
+#if defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
+  return MPIX_Query_cuda_support();
+#else
+  return 0;
+#endif
+}
+
+/* Once: device-memory halo buffers when MPI and the backend both can, on
+ * every rank or on none. */
+static void choose_halo_memory(thr_decomp *d, thr_backend *b) {
+  int want = mpi_cuda_aware();
+  MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_MIN, d->comm);
+  int got = want ? b->ops->halo_device_mode(b, 1) : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &got, 1, MPI_INT, MPI_MIN, d->comm);
+  if (want && !got) b->ops->halo_device_mode(b, 0);
+  d->device_halo = got;
+  if (d->verbose && d->rank == 0)
+    fprintf(stderr, "throng: halo buffers in %s memory\n", got ? "device" : "host");
+}
 
 void thr_decomp_fatal(thr_decomp *d, const char *fmt, ...) {
   va_list ap;
@@ -112,7 +140,7 @@ int thr_decomp_create(thr_decomp **out, MPI_Comm comm, thr_world *w, const thr_p
   size_t P = (size_t)d->nranks;
   d->nbr = malloc(P * sizeof *d->nbr);
   d->nbr_send = malloc(P * sizeof *d->nbr_send);
-  d->req = malloc(2 * P * sizeof *d->req);
+  d->req = malloc(6 * P * sizeof *d->req); /* halo: up to 3 fields, send + receive, per neighbour */
   d->scount = calloc(P, sizeof(int));
   d->rcount = calloc(P, sizeof(int));
   d->sdispl = calloc(P, sizeof(int));
@@ -169,8 +197,6 @@ void thr_decomp_free(thr_decomp *d) {
   free(d->recv_off);
   free(d->gsend);
   free(d->grecv);
-  free(d->hstage_s);
-  free(d->hstage_r);
   free(d->hist);
   thr_balance_log_free(d);
   free(d);
@@ -191,7 +217,10 @@ void thr_decomp_exchange(thr_decomp *d, thr_backend *b) {
   long step = d->step++;
   d->cells_valid = 0; /* x* changed since the last exchange */
   if (d->nranks == 1) return;
-  if (step == 0) thr_conservation_init(d, b);
+  if (step == 0) {
+    choose_halo_memory(d, b);
+    thr_conservation_init(d, b);
+  }
   d->step_sent = d->step_recv = 0;
   d->step_before = (long)b->ops->n_owned(b);
   thr_migrate(d, b);

@@ -49,6 +49,13 @@ void thr_decomp_exchange(thr_decomp *d, thr_backend *b);
 /* After a pass: forward the changed fields (THR_HALO_*) of owned agents to
  * their ghosts on other ranks, along this step's plan. Collective. */
 void thr_decomp_forward(thr_decomp *d, thr_backend *b, int fields);
+/* The same in two halves, so that interior agents are computed while the
+ * messages are in flight: begin packs and posts the messages, end waits and
+ * unpacks (a no-op when nothing is in flight). One forward at a time. */
+void thr_decomp_forward_begin(thr_decomp *d, thr_backend *b, int fields);
+void thr_decomp_forward_end(thr_decomp *d, thr_backend *b);
+/* Does this rank exchange halos (several ranks, neighbours present)? */
+int thr_decomp_overlaps(const thr_decomp *d);
 /* Rank 0 writes one CSV row per balance check to f (columns step, ranks,
  * imbalance_before, imbalance_after, max_owned, mean_owned, repartitioned);
  * rows of checks made before the call are written at once, with the header.

@@ -13,7 +13,7 @@
 #include "partition.h"
 
 /* Message tags (one per kind of message, so kinds never mix). */
-enum { THR_TAG_MIGRATE = 7101, THR_TAG_GHOST_COUNT, THR_TAG_GHOST, THR_TAG_HALO };
+enum { THR_TAG_MIGRATE = 7101, THR_TAG_GHOST_COUNT, THR_TAG_GHOST, THR_TAG_HALO /* + field 0..2 */ };
 
 /* The id checksums are recomputed from the backend's own ids at every
  * balance check and at least this often (steps). */
@@ -82,8 +82,10 @@ struct thr_decomp {
   int *send_cnt, *send_off, *recv_cnt, *recv_off; /* [nranks] */
   thr_ghost_rec *gsend, *grecv;
   size_t gsend_cap, grecv_cap;
-  thr_vec2 *hsend, *hrecv, *hstage_s, *hstage_r;
-  size_t hstage_s_cap, hstage_r_cap; /* hsend, hrecv: the backend's halo_host_buffer */
+  thr_vec2 *hsend, *hrecv; /* the backend's halo_buffer (host or device memory) */
+  int pending;              /* fields of the forward in flight (0: none) */
+  int n_pending_req;
+  int device_halo;          /* halo buffers in device memory (CUDA-aware MPI) */
 
   /* balance log */
   FILE *log;

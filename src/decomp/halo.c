@@ -95,51 +95,55 @@ void thr_halo_plan(thr_decomp *d, thr_backend *b) {
   d->n_send = total;
   d->n_recv = nrecv;
   /* forward buffers: up to three fields of one thr_vec2 per agent */
-  /* send and receive buffers belong to the backend (page-locked on GPUs) */
-  d->hsend = b->ops->halo_host_buffer(b, 0, (3 * total + 1) * sizeof(thr_vec2));
-  d->hrecv = b->ops->halo_host_buffer(b, 1, (3 * nrecv + 1) * sizeof(thr_vec2));
+  /* send and receive buffers belong to the backend (page-locked host
+   * memory, or device memory when MPI is CUDA-aware) */
+  d->hsend = b->ops->halo_buffer(b, 0, (3 * total + 1) * sizeof(thr_vec2));
+  d->hrecv = b->ops->halo_buffer(b, 1, (3 * nrecv + 1) * sizeof(thr_vec2));
   if (!d->hsend || !d->hrecv) thr_decomp_fatal(d, "out of memory for halo buffers (%zu ghosts)", nrecv);
-  thr_decomp_grow(d, (void **)&d->hstage_s, &d->hstage_s_cap, 3 * total + 1, sizeof(thr_vec2));
-  thr_decomp_grow(d, (void **)&d->hstage_r, &d->hstage_r_cap, 3 * nrecv + 1, sizeof(thr_vec2));
+  /* agents more than the ghost width inside the rectangle read no ghost:
+   * passes compute them while halo messages are in flight */
+  if (b->ops->set_interior(b, interior)) thr_decomp_fatal(d, "backend %s: set_interior failed", b->ops->name);
 }
 
 static int popcount3(int fields) {
   return ((fields & THR_HALO_X) != 0) + ((fields & THR_HALO_P) != 0) + ((fields & THR_HALO_VNEW) != 0);
 }
 
-void thr_decomp_forward(thr_decomp *d, thr_backend *b, int fields) {
+int thr_decomp_overlaps(const thr_decomp *d) { return d->nranks > 1 && d->n_nbr > 0; }
+
+/* Buffers hold field after field ([f][agent], agents grouped by neighbour):
+ * one message per neighbour and field, so no re-layout is needed and the
+ * buffers may be device memory handed to a CUDA-aware MPI. */
+void thr_decomp_forward_begin(thr_decomp *d, thr_backend *b, int fields) {
   int nf = popcount3(fields);
-  if (d->nranks == 1 || d->n_nbr == 0 || nf == 0) return;
+  if (!thr_decomp_overlaps(d) || nf == 0) return;
+  if (d->pending) thr_decomp_fatal(d, "internal error: a halo forward is already in flight");
   size_t ns = d->n_send, nr = d->n_recv;
   if (ns) b->ops->pack_halo(b, fields, d->hsend);
-  /* The buffers hold field after field ([f][agent]); a message to one
-   * neighbour carries its agents' fields contiguously ([f][its agents]). */
   int nreq = 0;
-  for (int j = 0; j < d->n_nbr; ++j) {
-    int c = d->recv_cnt[j];
-    if (!c) continue;
-    thr_vec2 *buf = nf == 1 ? d->hrecv + d->recv_off[j] : d->hstage_r + (size_t)nf * d->recv_off[j];
-    MPI_Irecv(buf, nf * c, d->t_vec2, d->nbr[j], THR_TAG_HALO, d->comm, &d->req[nreq++]);
+  for (int f = 0; f < nf; ++f) {
+    for (int j = 0; j < d->n_nbr; ++j)
+      if (d->recv_cnt[j])
+        MPI_Irecv(d->hrecv + (size_t)f * nr + d->recv_off[j], d->recv_cnt[j], d->t_vec2, d->nbr[j], THR_TAG_HALO + f,
+                  d->comm, &d->req[nreq++]);
+    for (int j = 0; j < d->n_nbr; ++j)
+      if (d->send_cnt[j])
+        MPI_Isend(d->hsend + (size_t)f * ns + d->send_off[j], d->send_cnt[j], d->t_vec2, d->nbr[j], THR_TAG_HALO + f,
+                  d->comm, &d->req[nreq++]);
   }
-  for (int j = 0; j < d->n_nbr; ++j) {
-    int c = d->send_cnt[j];
-    if (!c) continue;
-    thr_vec2 *buf = d->hsend + d->send_off[j];
-    if (nf > 1) {
-      buf = d->hstage_s + (size_t)nf * d->send_off[j];
-      for (int f = 0; f < nf; ++f)
-        memcpy(buf + (size_t)f * c, d->hsend + (size_t)f * ns + d->send_off[j], (size_t)c * sizeof(thr_vec2));
-    }
-    MPI_Isend(buf, nf * c, d->t_vec2, d->nbr[j], THR_TAG_HALO, d->comm, &d->req[nreq++]);
-  }
-  MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE);
-  if (nf > 1) {
-    for (int j = 0; j < d->n_nbr; ++j) {
-      int c = d->recv_cnt[j];
-      const thr_vec2 *src = d->hstage_r + (size_t)nf * d->recv_off[j];
-      for (int f = 0; f < nf; ++f)
-        memcpy(d->hrecv + (size_t)f * nr + d->recv_off[j], src + (size_t)f * c, (size_t)c * sizeof(thr_vec2));
-    }
-  }
-  if (nr) b->ops->unpack_halo(b, fields, d->hrecv);
+  d->pending = fields;
+  d->n_pending_req = nreq;
+}
+
+void thr_decomp_forward_end(thr_decomp *d, thr_backend *b) {
+  if (!d->pending) return;
+  MPI_Waitall(d->n_pending_req, d->req, MPI_STATUSES_IGNORE);
+  if (d->n_recv) b->ops->unpack_halo(b, d->pending, d->hrecv);
+  d->pending = 0;
+  d->n_pending_req = 0;
+}
+
+void thr_decomp_forward(thr_decomp *d, thr_backend *b, int fields) {
+  thr_decomp_forward_begin(d, b, fields);
+  thr_decomp_forward_end(d, b);
 }

@@ -41,6 +41,14 @@ typedef struct thr_ghost_rec {
  * as an array of n thr_vec2. */
 enum { THR_HALO_X = 1, THR_HALO_P = 2, THR_HALO_VNEW = 4 };
 
+/* Which owned agents a pass computes. Interior agents (cells more than the
+ * ghost width inside the rank's rectangle) read no ghost, so they can be
+ * computed while the previous pass's halo messages are in flight; the
+ * boundary agents follow once the ghosts have arrived. A pass's output
+ * becomes its input for the next pass after the part that completes it
+ * (ALL or BOUNDARY). Without set_interior every agent is a boundary agent. */
+enum { THR_PART_ALL = 0, THR_PART_INTERIOR = 1, THR_PART_BOUNDARY = 2 };
+
 typedef struct thr_backend thr_backend;
 
 typedef struct thr_backend_ops {
@@ -58,11 +66,12 @@ typedef struct thr_backend_ops {
   void (*predict)(thr_backend *b);     /* plan, blend, x* (owned) */
   void (*sort_owned)(thr_backend *b);  /* cells from x*, owned agents reordered by (cell, id) */
   void (*build_index)(thr_backend *b); /* neighbour index over owned and ghost agents */
-  void (*stability)(thr_backend *b);   /* one stability iteration */
-  void (*long_range)(thr_backend *b);  /* long-range / avoidance group of one solver iteration */
-  void (*contact)(thr_backend *b);     /* contact + walls group of one solver iteration */
-  void (*velocity)(thr_backend *b);    /* v = (x* - x)/dt into the new-velocity buffer */
-  void (*finalize)(thr_backend *b);    /* XSPH, clamps, x = x*, goal flags */
+  /* The passes; `part` is a THR_PART_* value. */
+  void (*stability)(thr_backend *b, int part);  /* one stability iteration */
+  void (*long_range)(thr_backend *b, int part); /* long-range / avoidance group of a solver iteration */
+  void (*contact)(thr_backend *b, int part);    /* contact + walls group of a solver iteration */
+  void (*velocity)(thr_backend *b, int part);   /* v = (x* - x)/dt into the new-velocity buffer */
+  void (*finalize)(thr_backend *b, int part);   /* XSPH, clamps, x = x*, goal flags */
   void (*measure)(thr_backend *b, thr_metrics_partial *out);
   void (*sync)(thr_backend *b);        /* wait for queued work (timing) */
 
@@ -91,15 +100,25 @@ typedef struct thr_backend_ops {
   /* The halo plan of this step: owned agents idx[0..n) are sent, in that
    * order, whenever fields are forwarded. */
   int (*set_halo_send)(thr_backend *b, const int *idx, size_t n);
-  /* A host buffer of at least `bytes` owned by the backend, for halo
-   * messages (which = 0: send, 1: receive): page-locked for the CUDA
-   * backend, so that packing and unpacking are direct DMA transfers. Valid
-   * until the next call with the same `which`; NULL when out of memory. */
-  void *(*halo_host_buffer)(thr_backend *b, int which, size_t bytes);
+  /* Split the owned agents into interior (cells inside `interior`) and
+   * boundary ones for the THR_PART_* passes of this step. */
+  int (*set_interior)(thr_backend *b, thr_window interior);
+  /* Ask for halo buffers in device memory (on = 1), to hand to a CUDA-aware
+   * MPI. Returns whether they are (0 for host-memory backends). */
+  int (*halo_device_mode)(thr_backend *b, int on);
+  /* A buffer of at least `bytes` owned by the backend, for halo messages
+   * (which = 0: send, 1: receive): host memory (page-locked for the CUDA
+   * backend, so that packing and unpacking are DMA transfers), or device
+   * memory in device mode. Valid until the next call with the same `which`;
+   * NULL when out of memory. */
+  void *(*halo_buffer)(thr_backend *b, int which, size_t bytes);
   /* Pack the selected fields (THR_HALO_*) of the send list into buf
-   * (host memory, n_send * 8 bytes per field). */
+   * (n_send thr_vec2 per field, field after field); returns when buf is
+   * ready to send. */
   void (*pack_halo)(thr_backend *b, int fields, void *buf);
-  /* Unpack the selected fields of all ghosts, in ghost order, from buf. */
+  /* Unpack the selected fields of all ghosts, in ghost order, from buf
+   * (same layout). May return before the copy is done: passes queued after
+   * it see the data, and the next pack_halo waits for it. */
   void (*unpack_halo)(thr_backend *b, int fields, const void *buf);
 
   /* Bytes of backend memory (device memory for the CUDA backend) held for

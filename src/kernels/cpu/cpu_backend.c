@@ -28,6 +28,11 @@ typedef struct cpu_state {
   size_t n_halo, halo_cap;
   void *hbuf[2]; /* halo message buffers (send, receive) */
   size_t hbuf_cap[2];
+  /* pass parts (set_interior): interior agents, then boundary agents */
+  int *part_list;
+  size_t part_cap;
+  long n_interior;
+  int parts_valid;
 } cpu_state;
 
 static cpu_state *state(thr_backend *b) { return (cpu_state *)b->impl; }
@@ -149,6 +154,7 @@ static void assign_cells(cpu_state *s, size_t from, size_t to) {
 
 static void cpu_sort_owned(thr_backend *b) {
   cpu_state *s = state(b);
+  s->parts_valid = 0;
   size_t n = s->a.n_owned;
   assign_cells(s, 0, n);
   thr_cell_sort(s->cell_of, s->a.id, n, s->ncell, s->offset, s->order, s->cursor);
@@ -164,59 +170,117 @@ static void cpu_build_index(thr_backend *b) {
   thr_cell_sort(s->cell_of, s->a.id, s->a.n, s->ncell, s->offset, s->order, s->cursor);
 }
 
-static void cpu_stability(thr_backend *b) {
+/* The owned agents of a pass part: agent k is list[k], or k without list. */
+typedef struct part_range {
+  const int *list;
+  long n;
+} part_range;
+
+static part_range part_of(const cpu_state *s, int part) {
+  part_range r = {NULL, (long)s->a.n_owned};
+  if (part == THR_PART_INTERIOR) r = (part_range){s->part_list, s->n_interior};
+  if (part == THR_PART_BOUNDARY && s->parts_valid)
+    r = (part_range){s->part_list + s->n_interior, (long)s->a.n_owned - s->n_interior};
+  if (part == THR_PART_INTERIOR && !s->parts_valid) r.n = 0;
+  return r;
+}
+#define PART_AGENT(r, t) ((r).list ? (long)(r).list[t] : (t))
+
+static void cpu_stability(thr_backend *b, int part) {
   cpu_state *s = state(b);
   thr_ctx c = make_ctx(s);
   thr_agents *a = &s->a;
-  long n = (long)a->n_owned;
+  part_range r = part_of(s, part);
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) {
+  for (long t = 0; t < r.n; ++t) {
+    long i = PART_AGENT(r, t);
     thr_vec2 dx = thr_agent_stability(&c, (int)i);
     s->x2[i] = v2_add(a->x[i], dx);
     s->p2[i] = v2_add(a->p[i], dx);
   }
+  if (part == THR_PART_INTERIOR) return;
   swap_vec(&a->x, &s->x2);
   swap_vec(&a->p, &s->p2);
 }
 
-static void cpu_long_range(thr_backend *b) {
+static void cpu_long_range(thr_backend *b, int part) {
   cpu_state *s = state(b);
   thr_ctx c = make_ctx(s);
-  long n = (long)s->a.n_owned;
+  part_range r = part_of(s, part);
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) s->p2[i] = thr_agent_long_range(&c, (int)i);
-  swap_vec(&s->a.p, &s->p2);
+  for (long t = 0; t < r.n; ++t) {
+    long i = PART_AGENT(r, t);
+    s->p2[i] = thr_agent_long_range(&c, (int)i);
+  }
+  if (part != THR_PART_INTERIOR) swap_vec(&s->a.p, &s->p2);
 }
 
-static void cpu_contact(thr_backend *b) {
+static void cpu_contact(thr_backend *b, int part) {
   cpu_state *s = state(b);
   thr_ctx c = make_ctx(s);
-  long n = (long)s->a.n_owned;
+  part_range r = part_of(s, part);
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) s->p2[i] = thr_agent_contact(&c, (int)i);
-  swap_vec(&s->a.p, &s->p2);
+  for (long t = 0; t < r.n; ++t) {
+    long i = PART_AGENT(r, t);
+    s->p2[i] = thr_agent_contact(&c, (int)i);
+  }
+  if (part != THR_PART_INTERIOR) swap_vec(&s->a.p, &s->p2);
 }
 
-static void cpu_velocity(thr_backend *b) {
+static void cpu_velocity(thr_backend *b, int part) {
   cpu_state *s = state(b);
   thr_ctx c = make_ctx(s);
-  long n = (long)s->a.n_owned;
+  part_range r = part_of(s, part);
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) s->vnew[i] = thr_agent_velocity(&c, (int)i);
+  for (long t = 0; t < r.n; ++t) {
+    long i = PART_AGENT(r, t);
+    s->vnew[i] = thr_agent_velocity(&c, (int)i);
+  }
 }
 
-static void cpu_finalize(thr_backend *b) {
+static void cpu_finalize(thr_backend *b, int part) {
   cpu_state *s = state(b);
   thr_ctx c = make_ctx(s);
   c.v = s->vnew; /* XSPH reads the un-smoothed new velocities */
   thr_agents *a = &s->a;
-  long n = (long)a->n_owned;
+  part_range r = part_of(s, part);
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) {
+  for (long t = 0; t < r.n; ++t) {
+    long i = PART_AGENT(r, t);
     a->v[i] = thr_agent_xsph_clamp(&c, (int)i, a->v[i]);
     a->x[i] = a->p[i];
     if (thr_agent_at_goal(&c, a->x[i], a->goal_set[i], a->goal[i])) a->flags[i] |= THR_FLAG_AT_GOAL;
   }
+}
+
+/* Interior agents first, then boundary ones, each in storage order. */
+static int cpu_set_interior(thr_backend *b, thr_window interior) {
+  cpu_state *s = state(b);
+  size_t n = s->a.n_owned;
+  if (n > s->part_cap) {
+    int *q = realloc(s->part_list, (n + 1) * sizeof *q);
+    if (!q) return -1;
+    s->part_list = q;
+    s->part_cap = n;
+  }
+  const thr_grid_view *g = &s->geom;
+  long k = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i < n; ++i) {
+      int gx = thr_cell_coord(s->a.p[i].x, g->ox, g->cell, g->gnx);
+      int gy = thr_cell_coord(s->a.p[i].y, g->oy, g->cell, g->gny);
+      if (thr_window_contains(interior, gx, gy) == (pass == 0)) s->part_list[k++] = (int)i;
+    }
+    if (pass == 0) s->n_interior = k;
+  }
+  s->parts_valid = 1;
+  return 0;
+}
+
+static int cpu_halo_device_mode(thr_backend *b, int on) {
+  (void)b;
+  (void)on;
+  return 0;
 }
 
 static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
@@ -298,7 +362,7 @@ static void cpu_id_checksum(thr_backend *b, uint64_t *sum, uint64_t *sq) {
   *sq = q;
 }
 
-static void *cpu_halo_host_buffer(thr_backend *b, int which, size_t bytes) {
+static void *cpu_halo_buffer(thr_backend *b, int which, size_t bytes) {
   cpu_state *s = state(b);
   if (bytes > s->hbuf_cap[which]) {
     void *q = realloc(s->hbuf[which], bytes);
@@ -311,6 +375,7 @@ static void *cpu_halo_host_buffer(thr_backend *b, int which, size_t bytes) {
 
 static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs) {
   cpu_state *s = state(b);
+  s->parts_valid = 0;
   thr_agents *a = &s->a;
   for (size_t k = 0; k < n; ++k) thr_agents_get(a, (size_t)idx[k], &recs[k]);
   /* close the gaps, keeping the order of the agents that stay */
@@ -335,6 +400,7 @@ static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent
 
 static int cpu_append_owned(thr_backend *b, const thr_agent_rec *recs, size_t n) {
   cpu_state *s = state(b);
+  s->parts_valid = 0;
   thr_agents *a = &s->a;
   if (thr_agents_reserve(a, a->n_owned + n)) return -1;
   for (size_t k = 0; k < n; ++k) thr_agents_set(a, a->n_owned + k, &recs[k]);
@@ -427,6 +493,7 @@ static void cpu_destroy(thr_backend *b) {
   free(s->offset);
   free(s->cursor);
   free(s->halo_idx);
+  free(s->part_list);
   free(s->hbuf[0]);
   free(s->hbuf[1]);
   free(s);
@@ -452,7 +519,9 @@ static const thr_backend_ops cpu_ops = {
     .sync = cpu_sync,
     .owned_cells = cpu_owned_cells,
     .select_outside = cpu_select_outside,
-    .halo_host_buffer = cpu_halo_host_buffer,
+    .set_interior = cpu_set_interior,
+    .halo_device_mode = cpu_halo_device_mode,
+    .halo_buffer = cpu_halo_buffer,
     .id_checksum = cpu_id_checksum,
     .extract_owned = cpu_extract_owned,
     .append_owned = cpu_append_owned,

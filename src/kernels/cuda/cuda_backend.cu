@@ -97,6 +97,7 @@ static void cuda_sort_owned(thr_backend *b) {
   }
   s->order_is_identity = 1;
   s->lr_valid = 0;
+  s->parts_valid = 0;
 }
 
 static void cuda_build_index(thr_backend *b) {
@@ -110,25 +111,33 @@ static void cuda_build_index(thr_backend *b) {
   s->order_is_identity = 0;
 }
 
-static void cuda_stability(thr_backend *b) {
+static void cuda_stability(thr_backend *b, int part) {
   nvtx_range r("stability");
-  thr_cuda_stability(state(b));
+  thr_cuda_stability(state(b), part);
 }
-static void cuda_long_range(thr_backend *b) {
+static void cuda_long_range(thr_backend *b, int part) {
   nvtx_range r("long_range");
-  thr_cuda_long_range(state(b));
+  thr_cuda_long_range(state(b), part);
 }
-static void cuda_contact(thr_backend *b) {
+static void cuda_contact(thr_backend *b, int part) {
   nvtx_range r("contact");
-  thr_cuda_contact(state(b));
+  thr_cuda_contact(state(b), part);
 }
-static void cuda_velocity(thr_backend *b) {
+static void cuda_velocity(thr_backend *b, int part) {
   nvtx_range r("velocity");
-  thr_cuda_velocity(state(b));
+  thr_cuda_velocity(state(b), part);
 }
-static void cuda_finalize(thr_backend *b) {
+static void cuda_finalize(thr_backend *b, int part) {
   nvtx_range r("xsph_finalize");
-  thr_cuda_finalize(state(b));
+  thr_cuda_finalize(state(b), part);
+}
+static int cuda_set_interior(thr_backend *b, thr_window interior) {
+  nvtx_range r("set_interior");
+  return thr_cuda_set_interior(state(b), interior);
+}
+static int cuda_halo_device_mode(thr_backend *b, int on) {
+  state(b)->device_halo = on;
+  return on;
 }
 static void cuda_measure(thr_backend *b, thr_metrics_partial *out) {
   nvtx_range r("measure");
@@ -164,8 +173,20 @@ static int cuda_set_ghosts(thr_backend *b, const thr_ghost_rec *g, size_t n) {
 static int cuda_set_halo_send(thr_backend *b, const int *idx, size_t n) {
   return thr_cuda_set_halo_send(state(b), idx, n);
 }
-static void *cuda_halo_host_buffer(thr_backend *b, int which, size_t bytes) {
+static void *cuda_halo_buffer(thr_backend *b, int which, size_t bytes) {
   cuda_state *s = state(b);
+  if (s->device_halo) {
+    if (bytes > s->d_halo_cap[which]) {
+      CUDA_CHECK(cudaStreamSynchronize(s->stream));
+      if (s->d_halo[which]) CUDA_CHECK(cudaFree(s->d_halo[which]));
+      s->d_halo_cap[which] = bytes + bytes / 2 + 4096;
+      if (cudaMalloc(&s->d_halo[which], s->d_halo_cap[which]) != cudaSuccess) {
+        s->d_halo[which] = NULL;
+        s->d_halo_cap[which] = 0;
+      }
+    }
+    return s->d_halo[which];
+  }
   if (bytes > s->h_halo_cap[which]) {
     CUDA_CHECK(cudaStreamSynchronize(s->stream));
     if (s->h_halo[which]) CUDA_CHECK(cudaFreeHost(s->h_halo[which]));
@@ -214,8 +235,11 @@ static void cuda_destroy(thr_backend *b) {
   if (s->d_send_idx) cudaFree(s->d_send_idx);
   if (s->d_stage) cudaFree(s->d_stage);
   if (s->h_stage) cudaFreeHost(s->h_stage);
-  for (int k = 0; k < 2; ++k)
+  for (int k = 0; k < 2; ++k) {
     if (s->h_halo[k]) cudaFreeHost(s->h_halo[k]);
+    if (s->d_halo[k]) cudaFree(s->d_halo[k]);
+  }
+  if (s->part_list) cudaFree(s->part_list);
   cudaStreamDestroy(s->stream);
   free(s);
   free(b);
@@ -246,7 +270,9 @@ static const thr_backend_ops cuda_ops = {
     .pack_ghosts = cuda_pack_ghosts,
     .set_ghosts = cuda_set_ghosts,
     .set_halo_send = cuda_set_halo_send,
-    .halo_host_buffer = cuda_halo_host_buffer,
+    .set_interior = cuda_set_interior,
+    .halo_device_mode = cuda_halo_device_mode,
+    .halo_buffer = cuda_halo_buffer,
     .pack_halo = cuda_pack_halo,
     .unpack_halo = cuda_unpack_halo,
     .memory_bytes = cuda_memory_bytes,

@@ -39,40 +39,57 @@ __global__ void k_predict(const thr_ctx c, int n, thr_vec2 *p, const float *pref
   if (i < n) p[i] = thr_agent_predict(&c, c.x[i], c.v[i], pref_speed[i], goal_set[i], goal[i], flags[i]);
 }
 
-__global__ void k_stability(const thr_ctx c, int n, thr_vec2 *x_out, thr_vec2 *p_out) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+/* The agents of a pass part: thread t computes agent list[t] (or t). */
+typedef struct part_range {
+  const int *list;
+  int n;
+} part_range;
+#define PART_AGENT(r, t) ((r).list ? (r).list[t] : (t))
+
+__global__ void k_stability(const thr_ctx c, part_range r, thr_vec2 *x_out, thr_vec2 *p_out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = PART_AGENT(r, t);
   thr_vec2 dx = thr_agent_stability(&c, i);
   x_out[i] = v2_add(c.x[i], dx);
   p_out[i] = v2_add(c.p[i], dx);
 }
 
-__global__ void k_lr_list(const thr_ctx c, int n, int *list, int rows, int *count) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) count[i] = thr_agent_lr_list(&c, i, list + i, rows, THR_CUDA_LR_CAP);
+__global__ void k_lr_list(const thr_ctx c, part_range r, int *list, int rows, int *count) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = PART_AGENT(r, t);
+  count[i] = thr_agent_lr_list(&c, i, list + i, rows, THR_CUDA_LR_CAP);
 }
 
-__global__ void k_long_range_list(const thr_ctx c, int n, const int *list, int rows, const int *count,
+__global__ void k_long_range_list(const thr_ctx c, part_range r, const int *list, int rows, const int *count,
                                   thr_vec2 *p_out) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) p_out[i] = thr_agent_long_range_list(&c, i, list + i, rows, count[i], THR_CUDA_LR_CAP);
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = PART_AGENT(r, t);
+  p_out[i] = thr_agent_long_range_list(&c, i, list + i, rows, count[i], THR_CUDA_LR_CAP);
 }
 
-__global__ void k_contact(const thr_ctx c, int n, thr_vec2 *p_out) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) p_out[i] = thr_agent_contact(&c, i);
+__global__ void k_contact(const thr_ctx c, part_range r, thr_vec2 *p_out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = PART_AGENT(r, t);
+  p_out[i] = thr_agent_contact(&c, i);
 }
 
-__global__ void k_velocity(const thr_ctx c, int n, thr_vec2 *vnew) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) vnew[i] = thr_agent_velocity(&c, i);
+__global__ void k_velocity(const thr_ctx c, part_range r, thr_vec2 *vnew) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = PART_AGENT(r, t);
+  vnew[i] = thr_agent_velocity(&c, i);
 }
 
 /* c.v holds the un-smoothed new velocities; v the previous ones. */
-__global__ void k_finalize(const thr_ctx c, int n, thr_vec2 *v, thr_vec2 *x, const int32_t *goal_set,
+__global__ void k_finalize(const thr_ctx c, part_range r, thr_vec2 *v, thr_vec2 *x, const int32_t *goal_set,
                            const thr_vec2 *goal, uint32_t *flags) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = PART_AGENT(r, t);
   v[i] = thr_agent_xsph_clamp(&c, i, v[i]);
   thr_vec2 xi = c.p[i];
   x[i] = xi;
@@ -141,19 +158,35 @@ static void swap_vec(thr_vec2 **a, thr_vec2 **b) {
   *b = t;
 }
 
-void thr_cuda_stability(cuda_state *s) {
-  int n = (int)s->a.n_owned;
-  if (n) {
-    k_stability<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->x2, s->p2);
+/* The owned agents of a part (cuda_state.part_list: interior, then
+ * boundary); without a split, BOUNDARY is every agent and INTERIOR none. */
+static part_range part_of(const cuda_state *s, int part) {
+  part_range r = {NULL, (int)s->a.n_owned};
+  if (!s->parts_valid) {
+    if (part == THR_PART_INTERIOR) r.n = 0;
+  } else if (part == THR_PART_INTERIOR) {
+    r = (part_range){s->part_list, (int)s->n_interior};
+  } else if (part == THR_PART_BOUNDARY) {
+    r = (part_range){s->part_list + s->n_interior, (int)(s->a.n_owned - s->n_interior)};
+  }
+  return r;
+}
+
+void thr_cuda_stability(cuda_state *s, int part) {
+  part_range r = part_of(s, part);
+  if (r.n) {
+    k_stability<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->x2, s->p2);
     CUDA_LAUNCHED("stability");
   }
+  if (part == THR_PART_INTERIOR) return;
   swap_vec(&s->a.x, &s->x2);
   swap_vec(&s->a.p, &s->p2);
 }
 
-/* The neighbour lists of the step's long-range passes (x^n is fixed from
- * the first solver iteration on). */
-static void build_lr_lists(cuda_state *s) {
+/* The step's long-range neighbour lists, built at the first long-range pass
+ * of each part (x^n is fixed from then on; boundary agents read ghosts,
+ * which have arrived by their part). */
+static void build_lr_lists(cuda_state *s, int part, part_range r) {
   size_t n = s->a.n_owned;
   if (n > s->lr_rows) {
     CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -163,49 +196,93 @@ static void build_lr_lists(cuda_state *s) {
     CUDA_CHECK(cudaMalloc(&s->lr_list, s->lr_rows * THR_CUDA_LR_CAP * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&s->lr_count, s->lr_rows * sizeof(int)));
   }
-  if (n) {
-    k_lr_list<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), (int)n, s->lr_list, (int)s->lr_rows,
-                                                                s->lr_count);
+  if (r.n) {
+    k_lr_list<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->lr_list, (int)s->lr_rows,
+                                                                  s->lr_count);
     CUDA_LAUNCHED("lr_list");
   }
-  s->lr_valid = 1;
+  s->lr_valid |= 1 << part;
 }
 
-void thr_cuda_long_range(cuda_state *s) {
-  int n = (int)s->a.n_owned;
-  if (!s->lr_valid) build_lr_lists(s);
-  if (n) {
-    k_long_range_list<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->lr_list,
-                                                                        (int)s->lr_rows, s->lr_count, s->p2);
+void thr_cuda_long_range(cuda_state *s, int part) {
+  part_range r = part_of(s, part);
+  if (!(s->lr_valid & (1 << part))) build_lr_lists(s, part, r);
+  if (r.n) {
+    k_long_range_list<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->lr_list,
+                                                                          (int)s->lr_rows, s->lr_count, s->p2);
     CUDA_LAUNCHED("long_range");
   }
-  swap_vec(&s->a.p, &s->p2);
+  if (part != THR_PART_INTERIOR) swap_vec(&s->a.p, &s->p2);
 }
 
-void thr_cuda_contact(cuda_state *s) {
-  int n = (int)s->a.n_owned;
-  if (n) {
-    k_contact<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->p2);
+void thr_cuda_contact(cuda_state *s, int part) {
+  part_range r = part_of(s, part);
+  if (r.n) {
+    k_contact<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->p2);
     CUDA_LAUNCHED("contact");
   }
-  swap_vec(&s->a.p, &s->p2);
+  if (part != THR_PART_INTERIOR) swap_vec(&s->a.p, &s->p2);
 }
 
-void thr_cuda_velocity(cuda_state *s) {
-  int n = (int)s->a.n_owned;
-  if (!n) return;
-  k_velocity<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->vnew);
+void thr_cuda_velocity(cuda_state *s, int part) {
+  part_range r = part_of(s, part);
+  if (!r.n) return;
+  k_velocity<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->vnew);
   CUDA_LAUNCHED("velocity");
 }
 
-void thr_cuda_finalize(cuda_state *s) {
-  int n = (int)s->a.n_owned;
-  if (!n) return;
+void thr_cuda_finalize(cuda_state *s, int part) {
+  part_range r = part_of(s, part);
+  if (!r.n) return;
   thr_ctx c = thr_cuda_ctx(s);
   c.v = s->vnew;
-  k_finalize<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(c, n, s->a.v, s->a.x, s->a.goal_set, s->a.goal,
-                                                               s->a.flags);
+  k_finalize<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(c, r, s->a.v, s->a.x, s->a.goal_set, s->a.goal,
+                                                                 s->a.flags);
   CUDA_LAUNCHED("finalize");
+}
+
+/* Interior agents (cell inside `interior`) first, then boundary agents,
+ * each in storage order, into part_list. */
+__global__ void k_interior_flags(int n, thr_grid_view g, const thr_vec2 *p, thr_window interior, int *flag) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  flag[i] = thr_window_contains(interior, thr_cell_coord(p[i].x, g.ox, g.cell, g.gnx),
+                                thr_cell_coord(p[i].y, g.oy, g.cell, g.gny));
+}
+
+__global__ void k_split_parts(int n, int n_interior, const int *flag, const int *pos, int *list) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  list[flag[i] ? pos[i] : n_interior + i - pos[i]] = i;
+}
+
+int thr_cuda_set_interior(cuda_state *s, thr_window interior) {
+  size_t n = s->a.n_owned;
+  if (n > s->part_cap) {
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    if (s->part_list) CUDA_CHECK(cudaFree(s->part_list));
+    s->part_cap = s->a.cap > n ? s->a.cap : n;
+    CUDA_CHECK(cudaMalloc(&s->part_list, s->part_cap * sizeof(int)));
+  }
+  s->n_interior = 0;
+  if (n) {
+    size_t al = (n * sizeof(int) + 255) & ~(size_t)255;
+    char *st = (char *)thr_cuda_stage(s, 2 * al);
+    int *flag = (int *)st, *pos = (int *)(st + al);
+    k_interior_flags<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->geom, s->a.p, interior, flag);
+    CUDA_LAUNCHED("interior_flags");
+    thr_cuda_exclusive_scan(s, flag, pos, n);
+    int last_pos = 0, last_flag = 0;
+    CUDA_CHECK(cudaMemcpyAsync(&last_pos, pos + n - 1, sizeof(int), cudaMemcpyDeviceToHost, s->stream));
+    CUDA_CHECK(cudaMemcpyAsync(&last_flag, flag + n - 1, sizeof(int), cudaMemcpyDeviceToHost, s->stream));
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    s->n_interior = (size_t)(last_pos + last_flag);
+    k_split_parts<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, (int)s->n_interior, flag, pos,
+                                                                    s->part_list);
+    CUDA_LAUNCHED("split_parts");
+  }
+  s->parts_valid = 1;
+  return 0;
 }
 
 void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out) {

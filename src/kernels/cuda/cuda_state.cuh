@@ -58,7 +58,16 @@ typedef struct cuda_state {
    * step: entry k of agent i at lr_list[k * lr_rows + i] (coalesced) */
   int *lr_list, *lr_count;
   size_t lr_rows;
-  int lr_valid;
+  int lr_valid; /* bit (1 << part): lists built for that part this step */
+
+  /* pass parts (set_interior): interior agents, then boundary agents */
+  int *part_list;
+  size_t part_cap, n_interior;
+  int parts_valid;
+
+  int device_halo; /* halo buffers in device memory (CUDA-aware MPI) */
+  void *d_halo[2];
+  size_t d_halo_cap[2];
 
   /* metrics accumulator */
   void *d_metrics;
@@ -88,14 +97,16 @@ void thr_cuda_cell_sort(cuda_state *s, size_t n);
 /* Passes (cuda_passes.cu) */
 thr_ctx thr_cuda_ctx(const cuda_state *s);
 void thr_cuda_predict(cuda_state *s);
-void thr_cuda_stability(cuda_state *s);
-void thr_cuda_long_range(cuda_state *s);
-void thr_cuda_contact(cuda_state *s);
-void thr_cuda_velocity(cuda_state *s);
-void thr_cuda_finalize(cuda_state *s);
+void thr_cuda_stability(cuda_state *s, int part);
+void thr_cuda_long_range(cuda_state *s, int part);
+void thr_cuda_contact(cuda_state *s, int part);
+void thr_cuda_velocity(cuda_state *s, int part);
+void thr_cuda_finalize(cuda_state *s, int part);
+int thr_cuda_set_interior(cuda_state *s, thr_window interior);
 void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out);
 
 /* Moving agents and ghosts (cuda_transfer.cu) */
+void thr_cuda_exclusive_scan(cuda_state *s, const int *in, int *out, size_t n);
 int thr_cuda_upload_owned(cuda_state *s, const thr_agents *owned);
 int thr_cuda_download_owned(cuda_state *s, thr_agents *owned);
 int thr_cuda_owned_cells(cuda_state *s, int32_t *cells);

@@ -124,7 +124,7 @@ __global__ void k_clear_listed(int n, const int *idx, int *flag) {
 }
 
 /* out[i] = sum of in[0..i) for i < n (CUB, temporary storage kept). */
-static void exclusive_scan(cuda_state *s, const int *in, int *out, size_t n) {
+void thr_cuda_exclusive_scan(cuda_state *s, const int *in, int *out, size_t n) {
   size_t bytes = 0;
   CUDA_CHECK(cub::DeviceScan::ExclusiveSum(NULL, bytes, in, out, (int)n, s->stream));
   if (bytes > s->scan_tmp_bytes) {
@@ -145,6 +145,7 @@ int thr_cuda_extract_owned(cuda_state *s, const int *idx, size_t n, thr_agent_re
   size_t owned = s->a.n_owned;
   s->a.n = owned; /* ghosts dropped */
   s->order_is_identity = 0;
+  s->parts_valid = 0;
   if (!n) return 0;
   void *rest;
   int *d_idx = upload_idx(s, idx, n, n * sizeof(thr_agent_rec), &rest);
@@ -157,7 +158,7 @@ int thr_cuda_extract_owned(cuda_state *s, const int *idx, size_t n, thr_agent_re
   k_fill_int<<<thr_blocks(owned), THR_CUDA_BLOCK, 0, s->stream>>>((int)owned, s->cell_of, 1);
   k_clear_listed<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, d_idx, s->cell_of);
   CUDA_LAUNCHED("keep flags");
-  exclusive_scan(s, s->cell_of, s->slot, owned);
+  thr_cuda_exclusive_scan(s, s->cell_of, s->slot, owned);
   k_compact<<<thr_blocks(owned), THR_CUDA_BLOCK, 0, s->stream>>>((int)owned, s->cell_of, s->slot, s->order);
   CUDA_LAUNCHED("compact");
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -171,6 +172,7 @@ int thr_cuda_append_owned(cuda_state *s, const thr_agent_rec *recs, size_t n) {
   size_t owned = s->a.n_owned;
   s->a.n = owned;
   s->order_is_identity = 0;
+  s->parts_valid = 0;
   if (!n) return 0;
   if (thr_cuda_reserve(s, owned + n)) return -1;
   thr_agent_rec *d = (thr_agent_rec *)thr_cuda_stage(s, n * sizeof(thr_agent_rec));
@@ -264,12 +266,14 @@ void thr_cuda_pack_halo(cuda_state *s, int fields, void *buf) {
   int nf = halo_fields(s, fields, arrays);
   size_t n = s->n_send;
   if (!n || !nf) return;
-  thr_vec2 *d = (thr_vec2 *)thr_cuda_stage(s, (size_t)nf * n * sizeof(thr_vec2));
+  /* device mode: gather straight into the (device) message buffer */
+  thr_vec2 *d = s->device_halo ? (thr_vec2 *)buf : (thr_vec2 *)thr_cuda_stage(s, (size_t)nf * n * sizeof(thr_vec2));
   for (int k = 0; k < nf; ++k) {
     k_gather_vec<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->d_send_idx, arrays[k], d + k * n);
     CUDA_LAUNCHED("pack_halo");
   }
-  CUDA_CHECK(cudaMemcpyAsync(buf, d, (size_t)nf * n * sizeof(thr_vec2), cudaMemcpyDeviceToHost, s->stream));
+  if (!s->device_halo)
+    CUDA_CHECK(cudaMemcpyAsync(buf, d, (size_t)nf * n * sizeof(thr_vec2), cudaMemcpyDeviceToHost, s->stream));
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
 }
 
@@ -283,8 +287,8 @@ void thr_cuda_unpack_halo(cuda_state *s, int fields, const void *buf) {
    * next pack_halo synchronises the stream before the decomposition reuses
    * the (page-locked) buffer */
   for (int k = 0; k < nf; ++k)
-    CUDA_CHECK(cudaMemcpyAsync(arrays[k] + owned, h + k * n, n * sizeof(thr_vec2), cudaMemcpyHostToDevice,
-                               s->stream));
+    CUDA_CHECK(cudaMemcpyAsync(arrays[k] + owned, h + k * n, n * sizeof(thr_vec2),
+                               s->device_halo ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, s->stream));
 }
 
 /* ---- selections for the decomposition ------------------------------------- */
@@ -331,7 +335,7 @@ size_t thr_cuda_select_outside(cuda_state *s, thr_window skip, const thr_window 
   unsigned long long *d_mask = (unsigned long long *)(st + 3 * al + ((n * 8 + 255) & ~(size_t)255));
   k_outside_flags<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->geom, s->a.p, skip, flag);
   CUDA_LAUNCHED("outside_flags");
-  exclusive_scan(s, flag, pos, n);
+  thr_cuda_exclusive_scan(s, flag, pos, n);
   k_outside_compact<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->geom, s->a.p, flag, pos, bs, nbox,
                                                                       d_idx, d_cells, d_mask);
   CUDA_LAUNCHED("outside_compact");
