@@ -31,7 +31,7 @@ bench() { # ranks scenario steps
   $mpi -n "$1" $bin/throng-bench --backend cuda --steps "$3" --warmup 3 "$2" | tail -n 1
 }
 {
-  echo "kind,$($bin/throng-bench 2>&1 | head -0; echo scenario,backend,ranks,agents,steps,seconds,agent_steps_per_s,ms_per_step,predict_ms,grid_ms,stability_ms,long_range_ms,contact_ms,velocity_ms,xsph_ms,halo_ms,migrate_ms,memory_bytes_per_agent)"
+  echo "kind,$($bin/throng-bench 2>&1 | head -0; echo scenario,backend,ranks,agents,steps,seconds,agent_steps_per_s,ms_per_step,synced_ms_per_step,predict_ms,grid_ms,stability_ms,long_range_ms,contact_ms,velocity_ms,xsph_ms,halo_ms,migrate_ms,memory_bytes_per_agent)"
   for pg in $per; do
     g=1
     while [ $g -le "$ngpu" ]; do
