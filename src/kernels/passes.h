@@ -155,7 +155,7 @@ THR_HD int thr_agent_lr_list(const thr_ctx *c, int i, int *list, int stride, int
   thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
   for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
     if (j == i || !(v2_len2(v2_sub(xi, c->x[j])) <= rad * rad)) continue;
-    if (count < cap) list[count * stride] = j;
+    if (count < cap) list[(size_t)count * (size_t)stride] = j;
     ++count;
   }
   return count;
@@ -171,7 +171,7 @@ THR_HD thr_vec2 thr_agent_long_range_list(const thr_ctx *c, int i, const int *li
   thr_vec2 sum = v2(0.0f, 0.0f);
   int n = 0;
   for (int k = 0; k < count; ++k) {
-    int j = list[k * stride];
+    int j = list[(size_t)k * (size_t)stride];
     thr_lr_accumulate(c, xi, pi, ri, wi, j, v2_len2(v2_sub(xi, c->x[j])), &sum, &n);
   }
   return v2_add(pi, thr_jacobi_average(sum, n, c->prm.omega));
