@@ -206,14 +206,19 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
          sc->out_dir[0] ? sc->out_dir : "out/<name>", sc->trajectory_every, sc->metrics_every);
 }
 
+/* Load the command's scenario; on bad input print why (rank 0) and fail. */
+static int load_scenario(const cli *c, thr_scenario *sc) {
+  char err[2048] = "";
+  if (!thr_config_load(c->scenario, c->sets, c->n_sets, sc, err, sizeof err)) return 0;
+  say(stderr, "throng: %s\n", err);
+  thr_scenario_free(sc);
+  return -1;
+}
+
 static int cmd_check(const cli *c) {
   char err[2048] = "";
   thr_scenario sc;
-  if (thr_config_load(c->scenario, c->sets, c->n_sets, &sc, err, sizeof err)) {
-    say(stderr, "throng: %s\n", err);
-    thr_scenario_free(&sc);
-    return EXIT_BAD_INPUT;
-  }
+  if (load_scenario(c, &sc)) return EXIT_BAD_INPUT;
   thr_params prm = sc.prm;
   thr_world w;
   long total = 0;
@@ -238,11 +243,7 @@ static int cmd_check(const cli *c) {
 static int cmd_run(const cli *c) {
   char err[2048] = "";
   thr_scenario sc;
-  if (thr_config_load(c->scenario, c->sets, c->n_sets, &sc, err, sizeof err)) {
-    say(stderr, "throng: %s\n", err);
-    thr_scenario_free(&sc);
-    return EXIT_BAD_INPUT;
-  }
+  if (load_scenario(c, &sc)) return EXIT_BAD_INPUT;
   thr_sim sim;
   int rc = thr_sim_init(&sim, &sc, c->backend, MPI_COMM_WORLD, err, sizeof err);
   if (rc) {

@@ -79,21 +79,11 @@ static int fail(cfg *c, const thr_ynode *at, const char *path, const char *fmt, 
   return -1;
 }
 
-/* Append s to the string in buf[size], truncating (snprintf would make
- * GCC's -Wformat-truncation complain about every call). */
-static void append(char *buf, size_t size, const char *s) {
-  size_t used = strlen(buf), n = strlen(s);
-  if (used + 1 >= size) return;
-  if (n > size - used - 1) n = size - used - 1;
-  memcpy(buf + used, s, n);
-  buf[used + n] = '\0';
-}
-
 static const char *subkey(char *buf, const char *parent, const char *key) {
   buf[0] = '\0';
-  append(buf, PATH_LEN, parent);
-  if (*parent) append(buf, PATH_LEN, ".");
-  append(buf, PATH_LEN, key);
+  thr_str_append(buf, PATH_LEN, parent);
+  if (*parent) thr_str_append(buf, PATH_LEN, ".");
+  thr_str_append(buf, PATH_LEN, key);
   return buf;
 }
 
@@ -506,8 +496,8 @@ static int read_spec(cfg *c, const thr_ynode *n, const char *path, const keyspec
 static int read_section(cfg *c, const thr_ynode *root, const section *s) {
   char known[256] = "", g[GOT_LEN], p[PATH_LEN];
   for (int k = 0; k < s->n; ++k) {
-    if (k) append(known, sizeof known, ", ");
-    append(known, sizeof known, s->keys[k].key);
+    if (k) thr_str_append(known, sizeof known, ", ");
+    thr_str_append(known, sizeof known, s->keys[k].key);
   }
   const thr_ynode *m = thr_ymap_get(root, s->name);
   if (!m || thr_ynode_is_null(m)) return 0; /* an empty section keeps the defaults */
@@ -891,8 +881,8 @@ static int add_goal_set(cfg *c, const thr_ynode *const *names, int n, int is_lis
     if (id < 0) {
       char known[512] = "";
       for (int q = 0; q < sc->n_goals; ++q) {
-        if (q) append(known, sizeof known, ", ");
-        append(known, sizeof known, sc->goal_names[q]);
+        if (q) thr_str_append(known, sizeof known, ", ");
+        thr_str_append(known, sizeof known, sc->goal_names[q]);
       }
       if (!sc->n_goals)
         return fail(c, v, vp, "unknown goal '%s' (no goals are defined; add them under 'goals')", v->text);

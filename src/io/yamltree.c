@@ -104,7 +104,7 @@ int thr_ynode_is_null(const thr_ynode *n) {
 
 /* Append s to buf[size], truncating (snprintf would
  * make GCC's -Wformat-truncation complain). */
-static void append(char *buf, size_t size, const char *s) {
+void thr_str_append(char *buf, size_t size, const char *s) {
   size_t used = strlen(buf), n = strlen(s);
   if (used + 1 >= size) return;
   if (n > size - used - 1) n = size - used - 1;
@@ -246,8 +246,8 @@ static int check_properties(builder *b, const yaml_event_t *ev, const yaml_char_
 
 static size_t path_push_key(builder *b, const char *key) {
   size_t len = strlen(b->path);
-  if (len) append(b->path, sizeof b->path, ".");
-  append(b->path, sizeof b->path, key);
+  if (len) thr_str_append(b->path, sizeof b->path, ".");
+  thr_str_append(b->path, sizeof b->path, key);
   return len;
 }
 
@@ -572,8 +572,8 @@ static int place_value(thr_ytree *t, const keyseg *segs, int nseg, thr_ynode *va
         thr_yfail(err, errlen, &at, prefix, "is %s, not a map; it has no key '%s'", kind_words(cur), g->name);
         return -1;
       }
-      if (plen) append(prefix, sizeof prefix, ".");
-      append(prefix, sizeof prefix, g->name);
+      if (plen) thr_str_append(prefix, sizeof prefix, ".");
+      thr_str_append(prefix, sizeof prefix, g->name);
       int k = map_find(cur, g->name);
       if (k < 0) {
         if (i + 1 < nseg && !segs[i + 1].name[0]) {

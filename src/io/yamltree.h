@@ -66,4 +66,7 @@ void thr_yfail(char *err, size_t errlen, const thr_ynode *at, const char *keypat
     ;
 void thr_yvfail(char *err, size_t errlen, const thr_ynode *at, const char *keypath, const char *fmt, va_list ap);
 
+/* Append s to the string in buf[size], truncating (messages). */
+void thr_str_append(char *buf, size_t size, const char *s);
+
 #endif

@@ -11,11 +11,7 @@
 
 typedef struct cpu_state {
   thr_agents a; /* owned, then ghosts */
-  thr_params prm;
-  thr_grid_view geom;
-  thr_obstacle_view obs;
-  thr_goal_view goals;
-  int k_contact, k_longrange, k_xsph;
+  thr_ctx base; /* parameters, grid geometry, rings, obstacles, goals */
   size_t ncell;
   int *offset, *cursor; /* [ncell + 1], [ncell] */
   /* per-agent scratch, capacity scratch_cap */
@@ -73,23 +69,8 @@ static int ensure_scratch(cpu_state *s) {
 }
 
 static thr_ctx make_ctx(const cpu_state *s) {
-  thr_ctx c;
-  c.prm = s->prm;
-  c.grid = s->geom;
-  c.grid.offset = s->offset;
-  c.grid.order = s->order;
-  c.grid.cell_of = s->cell_of;
-  c.obs = s->obs;
-  c.goals = s->goals;
-  c.k_contact = s->k_contact;
-  c.k_longrange = s->k_longrange;
-  c.k_xsph = s->k_xsph;
-  c.id = s->a.id;
-  c.radius = s->a.radius;
-  c.inv_mass = s->a.inv_mass;
-  c.x = s->a.x;
-  c.p = s->a.p;
-  c.v = s->a.v;
+  thr_ctx c = s->base;
+  thr_ctx_bind(&c, &s->a, s->offset, s->order, s->cell_of);
   return c;
 }
 
@@ -103,13 +84,9 @@ static void swap_vec(thr_vec2 **a, thr_vec2 **b) {
 
 static int cpu_set_world(thr_backend *b, const thr_world *w, const thr_params *prm) {
   cpu_state *s = state(b);
-  s->prm = *prm;
-  s->geom = thr_world_grid_geometry(w);
-  s->obs = thr_world_obstacle_view(w);
-  s->goals = thr_world_goal_view(w);
-  s->k_contact = w->k_contact;
-  s->k_longrange = w->k_longrange;
-  s->k_xsph = w->k_xsph;
+  s->base = thr_ctx_static(w, prm);
+  s->base.obs = thr_world_obstacle_view(w);
+  s->base.goals = thr_world_goal_view(w);
   s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;
   free(s->offset);
   free(s->cursor);
@@ -149,7 +126,7 @@ static void cpu_predict(thr_backend *b) {
 }
 
 static void assign_cells(cpu_state *s, size_t from, size_t to) {
-  for (size_t i = from; i < to; ++i) s->cell_of[i] = thr_local_cell(&s->geom, s->a.p[i]);
+  for (size_t i = from; i < to; ++i) s->cell_of[i] = thr_local_cell(&s->base.grid, s->a.p[i]);
 }
 
 static void cpu_sort_owned(thr_backend *b) {
@@ -203,29 +180,21 @@ static void cpu_stability(thr_backend *b, int part) {
   swap_vec(&a->p, &s->p2);
 }
 
-static void cpu_long_range(thr_backend *b, int part) {
-  cpu_state *s = state(b);
+/* A pass that computes new predicted positions x* (Jacobi: read x*, write
+ * the other buffer, swap once the pass is complete). */
+static void p_pass(cpu_state *s, int part, thr_vec2 (*agent)(const thr_ctx *, int)) {
   thr_ctx c = make_ctx(s);
   part_range r = part_of(s, part);
 #pragma omp parallel for schedule(static)
   for (long t = 0; t < r.n; ++t) {
     long i = PART_AGENT(r, t);
-    s->p2[i] = thr_agent_long_range(&c, (int)i);
+    s->p2[i] = agent(&c, (int)i);
   }
   if (part != THR_PART_INTERIOR) swap_vec(&s->a.p, &s->p2);
 }
 
-static void cpu_contact(thr_backend *b, int part) {
-  cpu_state *s = state(b);
-  thr_ctx c = make_ctx(s);
-  part_range r = part_of(s, part);
-#pragma omp parallel for schedule(static)
-  for (long t = 0; t < r.n; ++t) {
-    long i = PART_AGENT(r, t);
-    s->p2[i] = thr_agent_contact(&c, (int)i);
-  }
-  if (part != THR_PART_INTERIOR) swap_vec(&s->a.p, &s->p2);
-}
+static void cpu_long_range(thr_backend *b, int part) { p_pass(state(b), part, thr_agent_long_range); }
+static void cpu_contact(thr_backend *b, int part) { p_pass(state(b), part, thr_agent_contact); }
 
 static void cpu_velocity(thr_backend *b, int part) {
   cpu_state *s = state(b);
@@ -263,7 +232,7 @@ static int cpu_set_interior(thr_backend *b, thr_window interior) {
     s->part_list = q;
     s->part_cap = n;
   }
-  const thr_grid_view *g = &s->geom;
+  const thr_grid_view *g = &s->base.grid;
   long k = 0;
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t i = 0; i < n; ++i) {
@@ -319,7 +288,7 @@ static void cpu_sync(thr_backend *b) { (void)b; }
 
 static int cpu_owned_cells(thr_backend *b, int32_t *cells) {
   cpu_state *s = state(b);
-  const thr_grid_view *g = &s->geom;
+  const thr_grid_view *g = &s->base.grid;
   for (size_t i = 0; i < s->a.n_owned; ++i) {
     cells[2 * i] = thr_cell_coord(s->a.p[i].x, g->ox, g->cell, g->gnx);
     cells[2 * i + 1] = thr_cell_coord(s->a.p[i].y, g->oy, g->cell, g->gny);
@@ -330,7 +299,7 @@ static int cpu_owned_cells(thr_backend *b, int32_t *cells) {
 static size_t cpu_select_outside(thr_backend *b, thr_window skip, const thr_window *boxes, int nbox, int *idx,
                                  int32_t *cells, uint64_t *mask) {
   cpu_state *s = state(b);
-  const thr_grid_view *g = &s->geom;
+  const thr_grid_view *g = &s->base.grid;
   size_t n = 0;
   for (size_t i = 0; i < s->a.n_owned; ++i) {
     int gx = thr_cell_coord(s->a.p[i].x, g->ox, g->cell, g->gnx);

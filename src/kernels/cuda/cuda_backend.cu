@@ -40,11 +40,7 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
   cuda_state *s = state(b);
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
   free_world(s);
-  s->prm = *prm;
-  s->geom = thr_world_grid_geometry(w);
-  s->k_contact = w->k_contact;
-  s->k_longrange = w->k_longrange;
-  s->k_xsph = w->k_xsph;
+  s->base = thr_ctx_static(w, prm);
   s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;
   s->n_obstacles = w->n_obstacles;
   s->d_vfirst = upload_array(w->obs_vfirst, (size_t)w->n_obstacles + 1);
@@ -58,6 +54,10 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
   s->d_goals = upload_array(w->goals, (size_t)w->n_goals);
   s->d_set_first = upload_array(w->set_first, (size_t)w->n_sets + 1);
   s->d_set_items = upload_array(w->set_items, (size_t)(w->n_sets ? w->set_first[w->n_sets] : 0));
+  thr_obstacle_view ov = {s->n_obstacles, s->d_vfirst, s->d_closed, s->d_verts, s->d_obs_offset, s->d_obs_items};
+  thr_goal_view gv = {s->n_goals, s->n_sets, s->d_goals, s->d_set_first, s->d_set_items};
+  s->base.obs = ov;
+  s->base.goals = gv;
   s->d_offset = upload_array<int>(NULL, s->ncell + 1);
   s->d_count = upload_array<int>(NULL, s->ncell + 1);
   CUDA_CHECK(cudaMemset(s->d_offset, 0, (s->ncell + 1) * sizeof(int)));

@@ -41,7 +41,7 @@ __global__ void k_sort_cells(int ncell, const int *offset, const uint32_t *id, i
 
 void thr_cuda_assign_cells(cuda_state *s, size_t from, size_t to) {
   if (to <= from) return;
-  k_assign_cells<<<thr_blocks(to - from), THR_CUDA_BLOCK, 0, s->stream>>>((int)from, (int)to, s->geom, s->a.p,
+  k_assign_cells<<<thr_blocks(to - from), THR_CUDA_BLOCK, 0, s->stream>>>((int)from, (int)to, s->base.grid, s->a.p,
                                                                           s->cell_of);
   CUDA_LAUNCHED("assign_cells");
 }

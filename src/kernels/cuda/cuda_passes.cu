@@ -4,32 +4,8 @@
 #include "cuda_state.cuh"
 
 thr_ctx thr_cuda_ctx(const cuda_state *s) {
-  thr_ctx c;
-  c.prm = s->prm;
-  c.grid = s->geom;
-  c.grid.offset = s->d_offset;
-  c.grid.order = s->order;
-  c.grid.cell_of = s->cell_of;
-  c.obs.n = s->n_obstacles;
-  c.obs.vfirst = s->d_vfirst;
-  c.obs.closed = s->d_closed;
-  c.obs.verts = s->d_verts;
-  c.obs.cell_offset = s->d_obs_offset;
-  c.obs.cell_items = s->d_obs_items;
-  c.goals.n_goals = s->n_goals;
-  c.goals.n_sets = s->n_sets;
-  c.goals.goals = s->d_goals;
-  c.goals.set_first = s->d_set_first;
-  c.goals.set_items = s->d_set_items;
-  c.k_contact = s->k_contact;
-  c.k_longrange = s->k_longrange;
-  c.k_xsph = s->k_xsph;
-  c.id = s->a.id;
-  c.radius = s->a.radius;
-  c.inv_mass = s->a.inv_mass;
-  c.x = s->a.x;
-  c.p = s->a.p;
-  c.v = s->a.v;
+  thr_ctx c = s->base;
+  thr_ctx_bind(&c, &s->a, s->d_offset, s->order, s->cell_of);
   return c;
 }
 
@@ -269,7 +245,7 @@ int thr_cuda_set_interior(cuda_state *s, thr_window interior) {
     size_t al = (n * sizeof(int) + 255) & ~(size_t)255;
     char *st = (char *)thr_cuda_stage(s, 2 * al);
     int *flag = (int *)st, *pos = (int *)(st + al);
-    k_interior_flags<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->geom, s->a.p, interior, flag);
+    k_interior_flags<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->base.grid, s->a.p, interior, flag);
     CUDA_LAUNCHED("interior_flags");
     thr_cuda_exclusive_scan(s, flag, pos, n);
     int last_pos = 0, last_flag = 0;

@@ -28,9 +28,7 @@ static inline unsigned thr_blocks(size_t n) { return (unsigned)((n + THR_CUDA_BL
 typedef struct cuda_state {
   int device;
   cudaStream_t stream;
-  thr_params prm;
-  thr_grid_view geom; /* window geometry; array pointers unused */
-  int k_contact, k_longrange, k_xsph;
+  thr_ctx base; /* parameters, window geometry, rings; device obstacles and goals */
 
   /* world on the device */
   int n_obstacles;

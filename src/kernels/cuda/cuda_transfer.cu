@@ -53,7 +53,7 @@ int thr_cuda_owned_cells(cuda_state *s, int32_t *cells) {
   size_t n = s->a.n_owned;
   if (!n) return 0;
   int32_t *d = (int32_t *)thr_cuda_stage(s, n * 2 * sizeof(int32_t));
-  k_global_cells<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->geom, s->a.p, d);
+  k_global_cells<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->base.grid, s->a.p, d);
   CUDA_LAUNCHED("global_cells");
   CUDA_CHECK(cudaMemcpyAsync(cells, d, n * 2 * sizeof(int32_t), cudaMemcpyDeviceToHost, s->stream));
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -333,10 +333,10 @@ size_t thr_cuda_select_outside(cuda_state *s, thr_window skip, const thr_window 
   int *flag = (int *)st, *pos = (int *)(st + al), *d_idx = (int *)(st + 2 * al);
   int2 *d_cells = (int2 *)(st + 3 * al);
   unsigned long long *d_mask = (unsigned long long *)(st + 3 * al + ((n * 8 + 255) & ~(size_t)255));
-  k_outside_flags<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->geom, s->a.p, skip, flag);
+  k_outside_flags<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->base.grid, s->a.p, skip, flag);
   CUDA_LAUNCHED("outside_flags");
   thr_cuda_exclusive_scan(s, flag, pos, n);
-  k_outside_compact<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->geom, s->a.p, flag, pos, bs, nbox,
+  k_outside_compact<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->base.grid, s->a.p, flag, pos, bs, nbox,
                                                                       d_idx, d_cells, d_mask);
   CUDA_LAUNCHED("outside_compact");
   int last_pos = 0, last_flag = 0;
