@@ -41,7 +41,8 @@ thr_window thr_decomp_window(const thr_decomp *d);
 int thr_decomp_owns(const thr_decomp *d, thr_vec2 x);
 /* Rank among the ranks of this node (MPI_COMM_TYPE_SHARED), to pick a GPU. */
 int thr_decomp_local_rank(const thr_decomp *d);
-/* Once per step, after sort_owned: migration (then sort_owned again), the
+/* Once per step, after sort_owned: migration (no re-sort: build_index orders
+ * owned and ghost agents canonically), the
  * conservation check, load balancing when due, and the ghost exchange that
  * plans this step's halo. The first call (from thr_sim_init) also balances
  * the start-up partition. Collective. */

@@ -204,17 +204,6 @@ THR_HD thr_vec2 thr_closest_on_segment(thr_vec2 p, thr_vec2 a, thr_vec2 b) {
   return v2_add(a, v2_scale(ab, t));
 }
 
-/* Do segments [p, q] and [a, b] cross properly (strictly)? Used to detect an
- * agent centre that passed through a wall during the step. */
-THR_HD int thr_segments_cross(thr_vec2 p, thr_vec2 q, thr_vec2 a, thr_vec2 b) {
-  float d1 = v2_cross(v2_sub(b, a), v2_sub(p, a));
-  float d2 = v2_cross(v2_sub(b, a), v2_sub(q, a));
-  float d3 = v2_cross(v2_sub(q, p), v2_sub(a, p));
-  float d4 = v2_cross(v2_sub(q, p), v2_sub(b, p));
-  return ((d1 > 0.0f && d2 < 0.0f) || (d1 < 0.0f && d2 > 0.0f)) &&
-         ((d3 > 0.0f && d4 < 0.0f) || (d3 < 0.0f && d4 > 0.0f));
-}
-
 /* Does the path of an agent centre from q to p cross wall segment [a, b]?
  * Strict crossings, plus paths through the segment's start point a (and its
  * end point b when `include_end`): consecutive segments of a polyline then

@@ -61,15 +61,15 @@ THR_TEST(closest_on_segment) {
 
 /* Proper crossings only: an X crosses; parallel, disjoint, and touching at an
  * endpoint do not. */
-THR_TEST(segments_cross) {
+THR_TEST(path_crosses_wall) {
   thr_vec2 a = v2(0.0f, 0.0f), b = v2(4.0f, 0.0f);
-  CHECK(thr_segments_cross(v2(2.0f, 1.0f), v2(2.0f, -1.0f), a, b) == 1);
-  CHECK(thr_segments_cross(v2(1.0f, -0.2f), v2(1.5f, 0.1f), a, b) == 1);
-  CHECK(thr_segments_cross(v2(0.0f, 1.0f), v2(4.0f, 1.0f), a, b) == 0);  /* parallel */
-  CHECK(thr_segments_cross(v2(5.0f, 1.0f), v2(5.0f, -1.0f), a, b) == 0); /* beyond b */
-  CHECK(thr_segments_cross(v2(2.0f, 1.0f), v2(2.0f, 0.0f), a, b) == 0);  /* ends on it */
-  CHECK(thr_segments_cross(v2(4.0f, 1.0f), v2(4.0f, -1.0f), a, b) == 0); /* through b */
-  CHECK(thr_segments_cross(v2(2.0f, 1.0f), v2(2.0f, 0.5f), a, b) == 0);  /* short */
+  CHECK(thr_path_crosses_wall(v2(2.0f, 1.0f), v2(2.0f, -1.0f), a, b, 0) == 1);
+  CHECK(thr_path_crosses_wall(v2(1.0f, -0.2f), v2(1.5f, 0.1f), a, b, 0) == 1);
+  CHECK(thr_path_crosses_wall(v2(0.0f, 1.0f), v2(4.0f, 1.0f), a, b, 0) == 0);  /* parallel */
+  CHECK(thr_path_crosses_wall(v2(5.0f, 1.0f), v2(5.0f, -1.0f), a, b, 0) == 0); /* beyond b */
+  CHECK(thr_path_crosses_wall(v2(2.0f, 1.0f), v2(2.0f, 0.0f), a, b, 0) == 0);  /* ends on it */
+  CHECK(thr_path_crosses_wall(v2(4.0f, 1.0f), v2(4.0f, -1.0f), a, b, 0) == 0); /* through b */
+  CHECK(thr_path_crosses_wall(v2(2.0f, 1.0f), v2(2.0f, 0.5f), a, b, 0) == 0);  /* short */
 }
 
 /* thr_wall_contact: dist 0.3, rr 0.5 -> C = -0.2, dx = 0.2 n; stiffness
@@ -325,6 +325,6 @@ THR_TEST(walls_agent_sum) {
   CHECK_NEAR(sum.y, 0.6, TOL);
 }
 
-THR_TEST_MAIN(closest_on_segment, segments_cross, wall_contact_basic, wall_segment_interior,
+THR_TEST_MAIN(closest_on_segment, path_crosses_wall, wall_contact_basic, wall_segment_interior,
               wall_segment_end, polygon_corner, wall_crossing, wall_crossing_through_vertex,
               polygon_inside, point_in_polygon, walls_agent_sum)

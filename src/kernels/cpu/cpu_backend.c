@@ -154,12 +154,11 @@ typedef struct part_range {
 } part_range;
 
 static part_range part_of(const cpu_state *s, int part) {
-  part_range r = {NULL, (long)s->a.n_owned};
-  if (part == THR_PART_INTERIOR) r = (part_range){s->part_list, s->n_interior};
-  if (part == THR_PART_BOUNDARY && s->parts_valid)
-    r = (part_range){s->part_list + s->n_interior, (long)s->a.n_owned - s->n_interior};
-  if (part == THR_PART_INTERIOR && !s->parts_valid) r.n = 0;
-  return r;
+  part_range all = {NULL, (long)s->a.n_owned};
+  if (part == THR_PART_ALL) return all;
+  if (!s->parts_valid) return part == THR_PART_INTERIOR ? (part_range){NULL, 0} : all;
+  if (part == THR_PART_INTERIOR) return (part_range){s->part_list, s->n_interior};
+  return (part_range){s->part_list + s->n_interior, (long)s->a.n_owned - s->n_interior};
 }
 #define PART_AGENT(r, t) ((r).list ? (long)(r).list[t] : (t))
 
