@@ -59,8 +59,8 @@ THR_TEST(closest_on_segment) {
   CHECK(c.x == 1.0f && c.y == 1.0f);
 }
 
-/* Proper crossings only: an X crosses; parallel, disjoint, and touching at an
- * endpoint do not. */
+/* An X crosses; parallel, disjoint, ending on the wall, and passing through
+ * the segment's end b (include_end = 0) do not. */
 THR_TEST(path_crosses_wall) {
   thr_vec2 a = v2(0.0f, 0.0f), b = v2(4.0f, 0.0f);
   CHECK(thr_path_crosses_wall(v2(2.0f, 1.0f), v2(2.0f, -1.0f), a, b, 0) == 1);
