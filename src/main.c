@@ -7,7 +7,7 @@
 
 #include "build_info.h"
 #include "core/populate.h"
-#include "core/run.h"
+#include "run.h"
 #include "core/sim.h"
 #include "io/config.h"
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/passes.h"
-#include "../kernels/rng.h"
+#include "kernels/context.h"
+#include "kernels/rng.h"
 
 #define THR_PI 3.14159265358979323846
 

@@ -5,9 +5,9 @@
 #define THRONG_POPULATE_H
 
 #include <stddef.h>
-#include "agents.h"
-#include "scenario.h"
-#include "world.h"
+#include "base/agents.h"
+#include "base/scenario.h"
+#include "base/world.h"
 
 /* Largest agent radius any block can draw. */
 float thr_scenario_max_radius(const thr_scenario *sc);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../decomp/decomp.h"
+#include "decomp/decomp.h"
 #include "populate.h"
 
 const char *thr_phase_name(int phase) {

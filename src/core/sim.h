@@ -6,11 +6,11 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "../kernels/backend.h"
-#include "agents.h"
-#include "scenario.h"
+#include "kernels/backend.h"
+#include "base/agents.h"
+#include "base/scenario.h"
 #include "timers.h"
-#include "world.h"
+#include "base/world.h"
 
 /* Global metrics of one step (identical on every rank). */
 typedef struct thr_metrics {

@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../core/world.h"
-#include "../kernels/backend.h"
+#include "base/world.h"
+#include "kernels/backend.h"
 
 typedef struct thr_decomp thr_decomp;
 

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "../core/world.h" /* thr_window */
+#include "base/grid.h" /* thr_window */
 
 /* Largest number of bins of the weight histogram (the grid is coarsened
  * beyond this). */

@@ -5,7 +5,7 @@
 #define THRONG_CONFIG_H
 
 #include <stddef.h>
-#include "../core/scenario.h"
+#include "base/scenario.h"
 
 /* Load and validate scenario `path`, applying `n_sets` overrides of the form
  * "KEY=VALUE" (the --set options, in order). On success fills *sc and

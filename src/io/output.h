@@ -6,8 +6,8 @@
 
 #include <stdio.h>
 
-#include "../core/agents.h"
-#include "../core/sim.h"
+#include "base/agents.h"
+#include "core/sim.h"
 
 typedef struct thr_output {
   char dir[1024];

@@ -3,8 +3,8 @@
 #ifndef THRONG_RUN_JSON_H
 #define THRONG_RUN_JSON_H
 
-#include "../core/scenario.h"
-#include "../core/sim.h"
+#include "base/scenario.h"
+#include "core/sim.h"
 
 /* Written at the start (done = 0) and rewritten at the end (done = 1). */
 int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double wall,

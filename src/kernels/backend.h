@@ -9,10 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "../core/agents.h"
+#include "base/agents.h"
+#include "base/params.h"
+#include "base/world.h"
 #include "passes.h"
-#include "../core/world.h"
-#include "params.h"
 
 /* Partial step metrics of the owned agents (reduced over ranks by core). */
 #define THR_SPEED_QUANTUM 1e-6
@@ -132,35 +132,6 @@ struct thr_backend {
   const thr_backend_ops *ops;
   void *impl;
 };
-
-/* The static part of a kernel context: parameters, the grid geometry of the
- * rank's window, cell rings (obstacles and goals are set by the backend,
- * which holds them in its own memory). */
-static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) {
-  thr_ctx c;
-  memset(&c, 0, sizeof c);
-  c.prm = *prm;
-  c.grid = thr_world_grid_geometry(w);
-  c.k_contact = w->k_contact;
-  c.k_longrange = w->k_longrange;
-  c.k_xsph = w->k_xsph;
-  return c;
-}
-
-/* Point a kernel context at a backend's current arrays (host or device
- * pointers): the agent fields and the neighbour index. */
-static inline void thr_ctx_bind(thr_ctx *c, const thr_agents *a, const int *offset, const int *order,
-                                const int *cell_of) {
-  c->grid.offset = offset;
-  c->grid.order = order;
-  c->grid.cell_of = cell_of;
-  c->id = a->id;
-  c->radius = a->radius;
-  c->inv_mass = a->inv_mass;
-  c->x = a->x;
-  c->p = a->p;
-  c->v = a->v;
-}
 
 /* Available backends. */
 thr_backend *thr_backend_cpu_create(void);

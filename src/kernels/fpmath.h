@@ -9,7 +9,7 @@
 #define THRONG_FPMATH_H
 
 #include <math.h>
-#include "hostdevice.h"
+#include "base/hostdevice.h"
 
 THR_HD float thr_expf(float x) {
   if (x != x) return x; /* NaN */

@@ -5,20 +5,9 @@
 #ifndef THRONG_GOALS_H
 #define THRONG_GOALS_H
 
-#include "hostdevice.h"
-#include "vec2.h"
-
-enum { THR_GOAL_POINT = 0, THR_GOAL_RECT = 1, THR_GOAL_DISK = 2 };
-
-/* agent goal_set values below zero */
-enum { THR_GOALSET_PERSONAL = -1, THR_GOALSET_NONE = -2 };
-
-typedef struct thr_goal {
-  int kind;
-  float ax, ay; /* point; rect min corner; disk centre */
-  float bx, by; /* rect max corner */
-  float r;      /* disk radius */
-} thr_goal;
+#include "base/goal.h"
+#include "base/hostdevice.h"
+#include "base/vec2.h"
 
 /* Goal sets as CSR: set s holds goals ids[first[s] .. first[s+1]). */
 typedef struct thr_goal_view {

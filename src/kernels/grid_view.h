@@ -13,9 +13,9 @@
 #ifndef THRONG_GRID_VIEW_H
 #define THRONG_GRID_VIEW_H
 
-#include <math.h>
-#include "hostdevice.h"
-#include "vec2.h"
+#include "base/grid.h"
+#include "base/hostdevice.h"
+#include "base/vec2.h"
 
 typedef struct thr_grid_view {
   float ox, oy;   /* world coordinates of the corner of global cell (0, 0) */
@@ -28,14 +28,6 @@ typedef struct thr_grid_view {
   const int *cell_of; /* [number of local agents] storage index -> local cell */
 } thr_grid_view;
 
-/* Global cell coordinate along one axis, clamped to the grid (NaN -> 0). */
-THR_HD int thr_cell_coord(float p, float origin, float cell, int n) {
-  float f = floorf((p - origin) / cell);
-  if (!(f >= 0.0f)) return 0;
-  if (f > (float)(n - 1)) return n - 1;
-  return (int)f;
-}
-
 /* Local cell index of position p (clamped into the local window). */
 THR_HD int thr_local_cell(const thr_grid_view *g, thr_vec2 p) {
   int ix = thr_cell_coord(p.x, g->ox, g->cell, g->gnx) - g->lx0;
@@ -43,12 +35,6 @@ THR_HD int thr_local_cell(const thr_grid_view *g, thr_vec2 p) {
   ix = ix < 0 ? 0 : (ix >= g->nx ? g->nx - 1 : ix);
   iy = iy < 0 ? 0 : (iy >= g->ny ? g->ny - 1 : iy);
   return iy * g->nx + ix;
-}
-
-/* Number of cell rings a query of radius r needs. */
-THR_HD int thr_rings(float r, float skin, float cell) {
-  int k = (int)ceilf((r + skin) / cell);
-  return k < 1 ? 1 : k;
 }
 
 /* Iterator over the candidates of a query centred on a cell, in canonical

@@ -4,9 +4,10 @@
 #ifndef THRONG_OBSTACLES_VIEW_H
 #define THRONG_OBSTACLES_VIEW_H
 
-#include "hostdevice.h"
+#include "base/hostdevice.h"
+#include "base/polygon.h"
+#include "base/vec2.h"
 #include "physics.h"
-#include "vec2.h"
 
 typedef struct thr_obstacle_view {
   int n;                  /* number of obstacles */
@@ -17,18 +18,9 @@ typedef struct thr_obstacle_view {
   const int *cell_items;  /* obstacle ids, ascending within a cell */
 } thr_obstacle_view;
 
-/* Is p inside closed polygon o? (crossing number, half-open edges) */
+/* Is p inside closed polygon o? */
 THR_HD int thr_point_in_polygon(const thr_obstacle_view *ov, int o, thr_vec2 p) {
-  int inside = 0;
-  int v0 = ov->vfirst[o], v1 = ov->vfirst[o + 1];
-  for (int a = v0, b = v1 - 1; a < v1; b = a++) {
-    thr_vec2 A = ov->verts[a], B = ov->verts[b];
-    if ((A.y > p.y) != (B.y > p.y)) {
-      float xc = (B.x - A.x) * (p.y - A.y) / (B.y - A.y) + A.x;
-      if (p.x < xc) inside = !inside;
-    }
-  }
-  return inside;
+  return thr_polygon_contains(ov->verts + ov->vfirst[o], ov->vfirst[o + 1] - ov->vfirst[o], p);
 }
 
 /* Signed distance from p to obstacle o and the unit normal pointing to the

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include "goals.h"
 #include "grid_view.h"
-#include "hostdevice.h"
+#include "base/hostdevice.h"
 #include "obstacles_view.h"
-#include "params.h"
+#include "base/params.h"
 #include "physics.h"
 
 /* agent flags */

@@ -11,8 +11,8 @@
 #define THRONG_PHYSICS_H
 
 #include "fpmath.h"
-#include "hostdevice.h"
-#include "vec2.h"
+#include "base/hostdevice.h"
+#include "base/vec2.h"
 
 /* ---- section 4.1: planning, blending, prediction ------------------------ */
 

@@ -6,7 +6,7 @@
 #define THRONG_RNG_H
 
 #include <stdint.h>
-#include "hostdevice.h"
+#include "base/hostdevice.h"
 
 THR_HD uint64_t thr_mix64(uint64_t z) {
   z += 0x9E3779B97F4A7C15ull;

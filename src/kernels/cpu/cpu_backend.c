@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../backend.h"
-#include "../passes.h"
+#include "kernels/backend.h"
+#include "kernels/context.h"
 #include "cell_sort.h"
 
 typedef struct cpu_state {

@@ -10,6 +10,7 @@
 
 extern "C" {
 #include "kernels/backend.h"
+#include "kernels/context.h"
 #include "kernels/passes.h"
 }
 

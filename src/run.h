@@ -3,8 +3,8 @@
 #ifndef THRONG_RUN_H
 #define THRONG_RUN_H
 
-#include "scenario.h"
-#include "sim.h"
+#include "base/scenario.h"
+#include "core/sim.h"
 
 typedef struct thr_run_opts {
   long steps;              /* steps to take */

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "../kernels/vec2.h"
+#include "vec2.h"
 
 enum thr_field {
   THR_F_ID,

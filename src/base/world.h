@@ -1,26 +1,17 @@
 /* The static world on the host: the global neighbour grid geometry, the
  * obstacles, the goals, and the per-cell obstacle lists of a rank's window
- * of cells. Backends copy these into their own memory once. */
+ * of cells. Backends copy these into their own memory once; kernels see
+ * them through the views of kernels/context.h. */
 #ifndef THRONG_WORLD_H
 #define THRONG_WORLD_H
 
 #include <stddef.h>
 
-#include "../kernels/goals.h"
-#include "../kernels/grid_view.h"
-#include "../kernels/obstacles_view.h"
-#include "../kernels/params.h"
+#include "goal.h"
+#include "grid.h"
+#include "params.h"
 #include "scenario.h"
-
-/* A rectangle of global cells [x0, x0+nx) x [y0, y0+ny). */
-typedef struct thr_window {
-  int x0, y0, nx, ny;
-} thr_window;
-
-/* Does window w contain global cell (gx, gy)? (host and device) */
-THR_HD int thr_window_contains(thr_window w, int gx, int gy) {
-  return gx >= w.x0 && gx < w.x0 + w.nx && gy >= w.y0 && gy < w.y0 + w.ny;
-}
+#include "vec2.h"
 
 typedef struct thr_world {
   thr_vec2 min, max; /* world rectangle */
@@ -53,11 +44,5 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
 /* (Re)build the per-cell obstacle lists for a window of cells. */
 int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm);
 void thr_world_free(thr_world *w);
-
-/* Views for kernels (host pointers). */
-thr_obstacle_view thr_world_obstacle_view(const thr_world *w);
-thr_goal_view thr_world_goal_view(const thr_world *w);
-/* Grid view geometry for the window (arrays left NULL). */
-thr_grid_view thr_world_grid_geometry(const thr_world *w);
 
 #endif

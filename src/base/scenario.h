@@ -6,9 +6,9 @@
 #define THRONG_SCENARIO_H
 
 #include <stdint.h>
-#include "../kernels/goals.h"
-#include "../kernels/params.h"
-#include "../kernels/vec2.h"
+#include "goal.h"
+#include "params.h"
+#include "vec2.h"
 
 enum thr_layout {
   THR_LAYOUT_GRID,    /* lattice filling a rectangle */

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../decomp/decomp.h"
-#include "../io/output.h"
-#include "../io/run_json.h"
+#include "decomp/decomp.h"
+#include "io/output.h"
+#include "io/run_json.h"
 
 /* Progress on stderr: a few times per second at most on a terminal, every
  * 10 s in a log file (e.g. a Slurm job's output). */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "polygon.h"
+
 #define THR_PI 3.14159265358979323846
 
 /* Copy of an array that may be absent (src NULL): zero-filled then. */
@@ -108,7 +110,6 @@ static int clamp_cell(double c, int n) { return c < 0.0 ? 0 : (c > n - 1 ? n - 1
 static void obstacle_cells(const thr_world *w, int o, float margin, int *mark, int *count, int *fill,
                            int *items) {
   const thr_window *win = &w->window;
-  thr_obstacle_view ov = thr_world_obstacle_view(w);
   int v0 = w->obs_vfirst[o], v1 = w->obs_vfirst[o + 1];
   int closed = w->obs_closed[o];
   int nseg = closed ? v1 - v0 : v1 - v0 - 1;
@@ -148,7 +149,7 @@ static void obstacle_cells(const thr_world *w, int o, float margin, int *mark, i
       }
       if (!hit && closed) {
         thr_vec2 mid = {(float)(w->min.x + (gx + 0.5) * w->cell), (float)(w->min.y + (gy + 0.5) * w->cell)};
-        hit = thr_point_in_polygon(&ov, o, mid);
+        hit = thr_polygon_contains(w->verts + v0, v1 - v0, mid);
       }
       if (!hit) continue;
       mark[c] = o;
@@ -217,40 +218,4 @@ void thr_world_free(thr_world *w) {
   free(w->set_first);
   free(w->set_items);
   memset(w, 0, sizeof *w);
-}
-
-thr_obstacle_view thr_world_obstacle_view(const thr_world *w) {
-  thr_obstacle_view v;
-  v.n = w->n_obstacles;
-  v.vfirst = w->obs_vfirst;
-  v.closed = w->obs_closed;
-  v.verts = w->verts;
-  v.cell_offset = w->obs_cell_offset;
-  v.cell_items = w->obs_cell_items;
-  return v;
-}
-
-thr_goal_view thr_world_goal_view(const thr_world *w) {
-  thr_goal_view v;
-  v.n_goals = w->n_goals;
-  v.n_sets = w->n_sets;
-  v.goals = w->goals;
-  v.set_first = w->set_first;
-  v.set_items = w->set_items;
-  return v;
-}
-
-thr_grid_view thr_world_grid_geometry(const thr_world *w) {
-  thr_grid_view g;
-  memset(&g, 0, sizeof g);
-  g.ox = w->min.x;
-  g.oy = w->min.y;
-  g.cell = w->cell;
-  g.gnx = w->gnx;
-  g.gny = w->gny;
-  g.lx0 = w->window.x0;
-  g.ly0 = w->window.y0;
-  g.nx = w->window.nx;
-  g.ny = w->window.ny;
-  return g;
 }

@@ -1,0 +1,79 @@
+/* Host-side builders of what kernels read: the views of the world (grid
+ * geometry of the rank's window, obstacles, goals) and the kernel context of
+ * a pass. Both backends use them, the CUDA one with device pointers. */
+#ifndef THRONG_CONTEXT_H
+#define THRONG_CONTEXT_H
+
+#include <string.h>
+
+#include "base/agents.h"
+#include "base/world.h"
+#include "passes.h"
+
+static inline thr_obstacle_view thr_world_obstacle_view(const thr_world *w) {
+  thr_obstacle_view v;
+  v.n = w->n_obstacles;
+  v.vfirst = w->obs_vfirst;
+  v.closed = w->obs_closed;
+  v.verts = w->verts;
+  v.cell_offset = w->obs_cell_offset;
+  v.cell_items = w->obs_cell_items;
+  return v;
+}
+
+static inline thr_goal_view thr_world_goal_view(const thr_world *w) {
+  thr_goal_view v;
+  v.n_goals = w->n_goals;
+  v.n_sets = w->n_sets;
+  v.goals = w->goals;
+  v.set_first = w->set_first;
+  v.set_items = w->set_items;
+  return v;
+}
+
+/* Grid view geometry of the world's window (arrays left NULL). */
+static inline thr_grid_view thr_world_grid_geometry(const thr_world *w) {
+  thr_grid_view g;
+  memset(&g, 0, sizeof g);
+  g.ox = w->min.x;
+  g.oy = w->min.y;
+  g.cell = w->cell;
+  g.gnx = w->gnx;
+  g.gny = w->gny;
+  g.lx0 = w->window.x0;
+  g.ly0 = w->window.y0;
+  g.nx = w->window.nx;
+  g.ny = w->window.ny;
+  return g;
+}
+
+/* The static part of a kernel context: parameters, the grid geometry of the
+ * rank's window, cell rings (obstacles and goals are set by the backend,
+ * which holds them in its own memory). */
+static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) {
+  thr_ctx c;
+  memset(&c, 0, sizeof c);
+  c.prm = *prm;
+  c.grid = thr_world_grid_geometry(w);
+  c.k_contact = w->k_contact;
+  c.k_longrange = w->k_longrange;
+  c.k_xsph = w->k_xsph;
+  return c;
+}
+
+/* Point a kernel context at a backend's current arrays (host or device
+ * pointers): the agent fields and the neighbour index. */
+static inline void thr_ctx_bind(thr_ctx *c, const thr_agents *a, const int *offset, const int *order,
+                                const int *cell_of) {
+  c->grid.offset = offset;
+  c->grid.order = order;
+  c->grid.cell_of = cell_of;
+  c->id = a->id;
+  c->radius = a->radius;
+  c->inv_mass = a->inv_mass;
+  c->x = a->x;
+  c->p = a->p;
+  c->v = a->v;
+}
+
+#endif
