@@ -742,10 +742,3 @@ THR_TEST(decomposition_keys) {
   FAILS(WORLD "decomposition: 3\n" AGENTS,
         ":2:16: decomposition: expected a map with keys balance_every, balance_threshold, got \"3\"");
 }
-
-THR_TEST_MAIN(params_defaults, scenario_defaults, every_section_key, goal_shapes, obstacle_shapes, block_layouts,
-              block_agent_keys, block_goals, fractions_and_numbers, set_scalars, set_creates_keys,
-              set_list_items_and_flow_values, set_errors, malformed_yaml, duplicates_anchors_merges, unknown_keys,
-              unknown_keys_nested, wrong_types, negative_radius, zero_mass, non_finite_numbers, world_bounds,
-              missing_required_keys, layout_specific_keys, unknown_goal_names, duplicate_goal_names, obstacle_errors,
-              block_goal_errors, documented_ranges, empty_or_unreadable, decomposition_keys)

@@ -165,6 +165,3 @@ THR_TEST(rng_uniform) {
   for (int i = 0; i < N; ++i) sum += thr_rng_uniform(2024, 5, (uint64_t)i, 1);
   CHECK_NEAR(sum / N, 0.5, 0.01);
 }
-
-THR_TEST_MAIN(expf_model_range, expf_full_range, expf_special, rng_deterministic, rng_inputs_differ,
-              rng_uniform)

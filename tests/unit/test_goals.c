@@ -258,7 +258,3 @@ THR_TEST(agent_predict_pass) {
   CHECK(thr_agent_at_goal(&c, v2(0.5f, 0.5f), 4, v2(0.0f, 0.0f)) == 1);
   CHECK(thr_agent_at_goal(&c, v2(0.0f, 0.0f), THR_GOALSET_NONE, v2(0.0f, 0.0f)) == 0);
 }
-
-THR_TEST_MAIN(goal_point_target, goal_rect_target, goal_disk_target, agent_target_closest,
-              agent_target_tie_first, agent_target_personal_none, preferred_velocity,
-              blend_velocity, predict, agent_predict_pass)

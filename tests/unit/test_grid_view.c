@@ -207,6 +207,3 @@ THR_TEST(nbr_bruteforce) {
     }
   }
 }
-
-THR_TEST_MAIN(cell_coord, local_cell, rings, nbr_interior, nbr_clipped, nbr_empty_cells,
-              nbr_bruteforce)

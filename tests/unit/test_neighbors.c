@@ -132,6 +132,3 @@ THR_TEST(cell_sort_is_canonical) {
   cloud_free(&a);
   cloud_free(&b);
 }
-
-THR_TEST_MAIN(grid_matches_brute_force_contact_radius, grid_matches_brute_force_long_radius,
-              grid_matches_brute_force_dense, cell_sort_is_canonical)

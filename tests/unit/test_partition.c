@@ -230,6 +230,3 @@ THR_TEST(windows) {
     thr_partition_free(&p);
   }
 }
-
-THR_TEST_MAIN(every_cell_owned_once, uniform_area, balance_skewed, empty_space_and_blobs, rank_limit, coarsening,
-              windows)

@@ -459,11 +459,3 @@ THR_TEST(jacobi_average) {
   r = thr_jacobi_average(v2(3.0f, -6.0f), 1, 1.0f);
   CHECK(r.x == 3.0f && r.y == -6.0f);
 }
-
-THR_TEST_MAIN(contact_equal_masses, contact_stiffness, contact_unequal_masses,
-              contact_static_partner, contact_separated, contact_radius_scale,
-              contact_coincident_tie, friction_static, friction_kinetic,
-              friction_kinetic_clamp_and_zero, ttc_head_on, ttc_offset, ttc_invalid,
-              longrange_collision_worked, longrange_collision_unequal_masses,
-              longrange_tau_hat_zero, longrange_invalid, avoidance_tangential,
-              avoidance_head_on_zero, poly6_values, xsph_term, clamp_velocity, jacobi_average)

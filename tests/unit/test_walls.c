@@ -324,7 +324,3 @@ THR_TEST(walls_agent_sum) {
   CHECK(thr_walls_agent(&ov, 0, v2(2.0f, -0.1f), v2(2.0f, 0.2f), 0.5f, 1.0f, &sum) == 1);
   CHECK_NEAR(sum.y, 0.6, TOL);
 }
-
-THR_TEST_MAIN(closest_on_segment, path_crosses_wall, wall_contact_basic, wall_segment_interior,
-              wall_segment_end, polygon_corner, wall_crossing, wall_crossing_through_vertex,
-              polygon_inside, point_in_polygon, walls_agent_sum)
