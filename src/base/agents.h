@@ -1,72 +1,109 @@
-/* The agent store: structure of arrays on the host. Owned agents occupy
- * [0, n_owned), ghosts (copies of other ranks' agents) [n_owned, n).
- * Fields are also reachable through a table (thr_agents_field) so that
- * growing, permuting, packing and unpacking are written once for all fields.
- * A new per-agent field (3D altitude, formation slot, FSM state, ...) is one
- * line in the table in agents.c. */
+/* The agent store: structure of arrays, generated from the field list of
+ * agent_fields.h. Owned agents occupy [0, n_owned), ghosts (copies of other
+ * ranks' agents) [n_owned, n). The host keeps host pointers in it; the CUDA
+ * backend keeps device pointers in the same struct.
+ *
+ * Also generated from the list: the full record of an agent (migration,
+ * output), the ghost record, their load/store functions (host and device),
+ * and a table of fields (thr_agents_field) so that growing, permuting and
+ * copying are written once for all fields. */
 #ifndef THRONG_AGENTS_H
 #define THRONG_AGENTS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "agent_fields.h"
+#include "hostdevice.h"
 #include "vec2.h"
 
+/* THR_F_ID, THR_F_X, ...: field numbers, in list order. */
 enum thr_field {
-  THR_F_ID,
-  THR_F_X,
-  THR_F_P,
-  THR_F_V,
-  THR_F_RADIUS,
-  THR_F_INV_MASS,
-  THR_F_PREF_SPEED,
-  THR_F_GOAL,
-  THR_F_GOAL_SET,
-  THR_F_GROUP,
-  THR_F_FLAGS,
+#define THR_X(NAME, member, type, life, ghost, doc) THR_F_##NAME,
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
   THR_F_COUNT
 };
+
+/* A set of fields as a bit mask (halo forwarding). */
+typedef uint32_t thr_field_mask;
+#define THR_FIELD_BIT(NAME) ((thr_field_mask)1 << THR_F_##NAME)
 
 typedef struct thr_agents {
   size_t n;       /* stored agents: owned, then ghosts */
   size_t n_owned; /* agents this rank owns */
-  size_t cap;
-  uint32_t *id;       /* global id, unique over the whole simulation */
-  thr_vec2 *x;        /* position x^n */
-  thr_vec2 *p;        /* predicted position x* (valid during a step) */
-  thr_vec2 *v;        /* velocity */
-  float *radius;      /* disk radius [m] */
-  float *inv_mass;    /* 1 / mass */
-  float *pref_speed;  /* preferred walking speed [m/s] */
-  thr_vec2 *goal;     /* personal goal point (goal_set == THR_GOALSET_PERSONAL) */
-  int32_t *goal_set;  /* goal set index, or THR_GOALSET_PERSONAL / _NONE */
-  int32_t *group;     /* group number from the scenario */
-  uint32_t *flags;    /* THR_FLAG_* */
+  size_t cap;     /* capacity of every field array */
+#define THR_X(NAME, member, type, life, ghost, doc) type *member;
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
 } thr_agents;
 
-/* One agent, all fields (used to create and to move agents). */
+/* One agent's state (the STATE fields): creation, migration, output. */
 typedef struct thr_agent_rec {
-  uint32_t id;
-  thr_vec2 x, p, v;
-  float radius, inv_mass, pref_speed;
-  thr_vec2 goal;
-  int32_t goal_set, group;
-  uint32_t flags;
+#define THR_X(NAME, member, type, life, ghost, doc) THR_IF_STATE_##life(type member;)
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
 } thr_agent_rec;
+
+/* What ghost selection copies (STATE fields marked GHOST). */
+typedef struct thr_ghost_rec {
+#define THR_X(NAME, member, type, life, ghost, doc) THR_IF_STATE_##life(THR_IF_GHOSTREC_##ghost(type member;))
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
+} thr_ghost_rec;
+
+/* Record <-> slot i of a store (host or device pointers alike). */
+THR_HD void thr_agent_load(const thr_agents *a, size_t i, thr_agent_rec *r) {
+#define THR_X(NAME, member, type, life, ghost, doc) THR_IF_STATE_##life(r->member = a->member[i];)
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
+}
+THR_HD void thr_agent_store(const thr_agents *a, size_t i, const thr_agent_rec *r) {
+#define THR_X(NAME, member, type, life, ghost, doc) THR_IF_STATE_##life(a->member[i] = r->member;)
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
+}
+THR_HD void thr_ghost_load(const thr_agents *a, size_t i, thr_ghost_rec *g) {
+#define THR_X(NAME, member, type, life, ghost, doc) \
+  THR_IF_STATE_##life(THR_IF_GHOSTREC_##ghost(g->member = a->member[i];))
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
+}
+THR_HD void thr_ghost_store(const thr_agents *a, size_t i, const thr_ghost_rec *g) {
+#define THR_X(NAME, member, type, life, ghost, doc) \
+  THR_IF_STATE_##life(THR_IF_GHOSTREC_##ghost(a->member[i] = g->member;))
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
+}
+
+/* The field table: name, element size, life and ghost columns. */
+typedef struct thr_field_info {
+  const char *name;
+  size_t elem;   /* bytes per agent */
+  int state;     /* life STATE (else STEP) */
+  int ghost;     /* in the ghost record */
+  const char *meaning;
+} thr_field_info;
+extern const thr_field_info thr_field_table[THR_F_COUNT];
+
+/* Bytes per agent of the fields in mask. */
+size_t thr_fields_bytes(thr_field_mask mask);
 
 void thr_agents_init(thr_agents *a);
 void thr_agents_free(thr_agents *a);
-/* Grow capacity to at least cap; returns 0 on success, -1 when out of memory. */
+/* Grow capacity to at least cap (every field, contents kept); returns 0 on
+ * success, -1 when out of memory (the store stays valid). */
 int thr_agents_reserve(thr_agents *a, size_t cap);
 /* Address of field f's array pointer and its element size. */
 void **thr_agents_field(thr_agents *a, int f, size_t *elem);
 /* Append one agent (grows as needed). Returns -1 when out of memory. */
 int thr_agents_push(thr_agents *a, const thr_agent_rec *r);
-void thr_agents_get(const thr_agents *a, size_t i, thr_agent_rec *r);
-void thr_agents_set(thr_agents *a, size_t i, const thr_agent_rec *r);
-/* Reorder agents [0, n): new slot k receives old agent perm[k]. scratch must
- * hold n * 8 bytes. */
+/* Reorder the STATE fields of agents [0, n): new slot k receives old agent
+ * perm[k]. scratch must hold n elements of the widest field. */
 void thr_agents_permute(thr_agents *a, const int *perm, size_t n, void *scratch);
-/* Copy the first n agents of src into dst (dst is resized). */
+/* Widest field, in bytes (scratch for thr_agents_permute). */
+size_t thr_agents_max_elem(void);
+/* Copy the STATE fields of the first n agents of src into dst (resized). */
 int thr_agents_copy(thr_agents *dst, const thr_agents *src, size_t n);
 
 #endif

@@ -8,10 +8,11 @@
 #include "populate.h"
 
 const char *thr_phase_name(int phase) {
-  static const char *names[THR_PHASE_COUNT] = {"predict",  "grid",     "stability", "long_range",
-                                               "contact",  "velocity", "xsph",      "halo",
-                                               "migrate",  "metrics"};
-  return phase >= 0 && phase < THR_PHASE_COUNT ? names[phase] : "?";
+  static const char *const names[] = {"predict", "grid", "halo", "migrate", "metrics"};
+  if (phase == THR_PHASE_PREDICT || phase == THR_PHASE_GRID) return names[phase];
+  if (phase > THR_PHASE_GRID && phase < THR_PHASE_HALO) return thr_pass_label(phase - THR_PHASE_GRID - 1);
+  if (phase >= THR_PHASE_HALO && phase < THR_PHASE_COUNT) return names[2 + phase - THR_PHASE_HALO];
+  return "?";
 }
 
 const char *thr_default_backend(void) {
@@ -38,6 +39,25 @@ static thr_backend *create_backend(const char *name, const thr_decomp *dc, char 
   return NULL;
 }
 
+/* The driver's error policy: a backend that cannot go on reports here; the
+ * whole simulation stops (every rank of its communicator). */
+static void backend_failed(void *ctx, thr_backend *b, const char *msg) {
+  thr_sim *s = ctx;
+  fprintf(stderr, "throng: rank %d: backend %s: %s\n", s->rank, b->ops->name, msg);
+  fflush(stderr);
+  MPI_Abort(s->comm, 1);
+}
+
+/* Which passes run and what they forward: from the pass table, once. */
+static void plan_passes(thr_sim *s) {
+  s->n_solver_passes = 0;
+  for (int k = 0; k < THR_PASS_COUNT; ++k) {
+    s->forwards[k] = thr_pass_forwards(k, &s->prm);
+    if (thr_pass_stage(k) == THR_STAGE_SOLVER && thr_pass_enabled(k, &s->prm))
+      s->solver_passes[s->n_solver_passes++] = k;
+  }
+}
+
 static int keep_owned(uint32_t id, thr_vec2 x, void *user) {
   (void)id;
   return thr_decomp_owns((const thr_decomp *)user, x);
@@ -51,6 +71,7 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
   MPI_Comm_size(comm, &s->nranks);
   s->prm = sc->prm;
   s->seed = sc->seed;
+  plan_passes(s);
   if (thr_world_init(&s->world, sc, &s->prm, thr_scenario_max_radius(sc), err, errlen)) return -1;
   long n = thr_scenario_count(sc, err, errlen);
   if (n < 0) return -1;
@@ -83,8 +104,10 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
     thr_agents_free(&owned);
     return -1;
   }
+  s->be->on_fail = backend_failed;
+  s->be->fail_ctx = s;
   if (s->be->ops->set_world(s->be, &s->world, &s->prm) || s->be->ops->set_agents(s->be, &owned)) {
-    snprintf(err, errlen, "backend %s: out of memory for %zu agents", name, owned.n);
+    snprintf(err, errlen, "backend %s: %s", name, s->be->error);
     thr_agents_free(&owned);
     return -2;
   }
@@ -117,12 +140,13 @@ void thr_sim_free(thr_sim *s) {
  * previous pass's ghost values arrive, then the boundary agents, then this
  * pass's changed fields leave for the other ranks. On one rank the interior
  * part is empty and the boundary part is every agent. */
-static void run_pass(thr_sim *s, void (*op)(thr_backend *, int), int phase, int fields_out) {
+static void run_pass(thr_sim *s, int kind) {
   thr_backend *b = s->be;
-  PHASE(s, phase, op(b, THR_PART_INTERIOR));
+  int phase = thr_pass_phase(kind);
+  PHASE(s, phase, b->ops->pass(b, kind, THR_PART_INTERIOR));
   PHASE(s, THR_PHASE_HALO, thr_decomp_forward_end(s->dc, b));
-  PHASE(s, phase, op(b, THR_PART_BOUNDARY));
-  if (fields_out) PHASE(s, THR_PHASE_HALO, thr_decomp_forward_begin(s->dc, b, fields_out));
+  PHASE(s, phase, b->ops->pass(b, kind, THR_PART_BOUNDARY));
+  if (s->forwards[kind]) PHASE(s, THR_PHASE_HALO, thr_decomp_forward_begin(s->dc, b, s->forwards[kind]));
 }
 
 void thr_sim_step(thr_sim *s) {
@@ -138,16 +162,14 @@ void thr_sim_step(thr_sim *s) {
   PHASE(s, THR_PHASE_MIGRATE, thr_decomp_exchange(s->dc, b));
   PHASE(s, THR_PHASE_GRID, B->build_index(b));
   /* stability iterations (lines 9-15): x^n and x* change */
-  for (int it = 0; it < prm->stability_iterations; ++it)
-    run_pass(s, B->stability, THR_PHASE_STABILITY, THR_HALO_X | THR_HALO_P);
-  /* constraint iterations (lines 16-21): long-range group, then contact */
-  for (int it = 0; it < prm->solver_iterations; ++it) {
-    if (prm->longrange_on || prm->avoidance_on) run_pass(s, B->long_range, THR_PHASE_LONG_RANGE, THR_HALO_P);
-    if (prm->contact_on || prm->walls_on) run_pass(s, B->contact, THR_PHASE_CONTACT, THR_HALO_P);
-  }
+  for (int it = 0; it < prm->stability_iterations; ++it) run_pass(s, THR_PASS_STABILITY);
+  /* constraint iterations (lines 16-21): the enabled constraint groups of
+   * the pass table (long range, then contact), in table order */
+  for (int it = 0; it < prm->solver_iterations; ++it)
+    for (int k = 0; k < s->n_solver_passes; ++k) run_pass(s, s->solver_passes[k]);
   /* velocities (lines 22-27); XSPH reads the neighbours' new velocities */
-  run_pass(s, B->velocity, THR_PHASE_VELOCITY, prm->xsph_on ? THR_HALO_VNEW : 0);
-  run_pass(s, B->finalize, THR_PHASE_XSPH, 0);
+  run_pass(s, THR_PASS_VELOCITY);
+  run_pass(s, THR_PASS_FINALIZE);
   s->step++;
   s->timers.steps++;
 }
@@ -155,7 +177,7 @@ void thr_sim_step(thr_sim *s) {
 void thr_sim_measure(thr_sim *s, thr_metrics *m) {
   thr_metrics_partial p;
   double t0 = MPI_Wtime();
-  thr_decomp_forward(s->dc, s->be, THR_HALO_X); /* ghosts' final positions */
+  thr_decomp_forward(s->dc, s->be, THR_FIELD_BIT(X)); /* ghosts' final positions */
   s->be->ops->measure(s->be, &p);
   long sums[4] = {p.agents, p.at_goal, p.overlap_pairs, p.wall_penetrations};
   int64_t speed = p.speed_sum_q;
@@ -199,6 +221,7 @@ int thr_sim_gather(thr_sim *s, thr_agents *all) {
     if (thr_agents_reserve(all, (size_t)total + 1)) rc = -1;
   }
   for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!thr_field_table[f].state) continue; /* step scratch is not output */
     size_t elem;
     void *src = *thr_agents_field(&mine, f, &elem);
     void *dst = s->rank == 0 ? *thr_agents_field(all, f, NULL) : NULL;
@@ -219,7 +242,7 @@ int thr_sim_gather(thr_sim *s, thr_agents *all) {
   if (s->rank == 0) {
     all->n = all->n_owned = (size_t)total;
     int *perm = malloc(((size_t)total + 1) * sizeof(int));
-    void *buf = malloc(((size_t)total + 1) * 8);
+    void *buf = malloc(((size_t)total + 1) * thr_agents_max_elem());
     if (perm && buf) {
       for (int k = 0; k < total; ++k) perm[k] = k;
       sort_ids = all->id;

@@ -6,11 +6,11 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "kernels/backend.h"
 #include "base/agents.h"
 #include "base/scenario.h"
-#include "timers.h"
 #include "base/world.h"
+#include "kernels/backend.h"
+#include "timers.h"
 
 /* Global metrics of one step (identical on every rank). */
 typedef struct thr_metrics {
@@ -38,6 +38,10 @@ typedef struct thr_sim {
   uint64_t seed;
   int timing;    /* synchronise the backend around phases for exact times */
   thr_timers timers;
+  /* from the pass table and the parameters, once */
+  int solver_passes[THR_PASS_COUNT]; /* the enabled SOLVER passes, in table order */
+  int n_solver_passes;
+  thr_field_mask forwards[THR_PASS_COUNT]; /* fields forwarded to ghosts after each pass */
 } thr_sim;
 
 /* Build the world, create this rank's agents and the backend ("cpu",

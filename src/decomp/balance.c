@@ -1,12 +1,11 @@
-/* Dynamic load balancing: measure the imbalance (max / mean owned agents);
- * above the threshold, re-partition by RCB weighted with the global
- * histogram of agents per bin, adopt the new partition when it is better,
- * and migrate the agents to their new owners right away. Rank 0 keeps one
- * row per check for balance.csv. */
-#include "decomp_internal.h"
+#include "balance.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "migrate.h"
+#include "support.h"
+#include "topology.h"
 
 static void write_row(FILE *f, int nranks, const thr_balance_row *r) {
   fprintf(f, "%ld,%d,%.6f,%.6f,%ld,%.3f,%d\n", r->step, nranks, r->before, r->after, r->max_owned, r->mean_owned,
@@ -55,7 +54,7 @@ void thr_balance(thr_decomp *d, thr_backend *b) {
     /* global histogram of owned agents per bin */
     size_t nbins = (size_t)thr_partition_max_ranks(&d->part);
     memset(d->hist, 0, nbins * sizeof *d->hist);
-    const int32_t *cells = thr_decomp_cells(d, b);
+    const int32_t *cells = thr_topology_cells(d, b);
     for (long i = 0; i < n; ++i) d->hist[thr_partition_bin(&d->part, cells[2 * i], cells[2 * i + 1])]++;
     MPI_Allreduce(MPI_IN_PLACE, d->hist, (int)nbins, MPI_INT64_T, MPI_SUM, d->comm);
     thr_partition next;
@@ -72,8 +71,8 @@ void thr_balance(thr_decomp *d, thr_backend *b) {
       /* every rank takes the same decision: the histogram is global */
       thr_partition_free(&d->part);
       d->part = next;
-      thr_decomp_apply_partition(d, b);
-      thr_migrate(d, b);
+      thr_topology_apply(d, b);
+      thr_migrate(d, b, THR_MIGRATE_ALL_RANKS);
       row.after = after;
       row.max_owned = (long)most;
       row.repartitioned = 1;

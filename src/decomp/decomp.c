@@ -1,15 +1,17 @@
-/* The decomposition's glue: creation (uniform-area start-up partition),
- * partition changes, and the once-per-step exchange that runs migration,
- * the conservation check, load balancing and the ghost exchange in order
- * (docs/architecture.md). */
-#include "decomp_internal.h"
-
-#include <stdarg.h>
+/* The decomposition's top: creation (uniform-area start-up partition) and
+ * the once-per-step exchange that runs migration, load balancing, the
+ * conservation check and the ghost exchange in order (docs/architecture.md). */
 #include <stdlib.h>
 #include <string.h>
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h> /* MPIX_CUDA_AWARE_SUPPORT, MPIX_Query_cuda_support */
 #endif
+
+#include "balance.h"
+#include "halo.h"
+#include "migrate.h"
+#include "support.h"
+#include "topology.h"
 
 /* Can MPI take device pointers? THRONG_CUDA_AWARE_MPI=0/1 overrides the
  * library's own answer (Open MPI's MPIX_Query_cuda_support). */
@@ -28,72 +30,36 @@ static int mpi_cuda_aware(void) {
 static void choose_halo_memory(thr_decomp *d, thr_backend *b) {
   int want = mpi_cuda_aware();
   MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_MIN, d->comm);
-  int got = want ? b->ops->halo_device_mode(b, 1) : 0;
+  int got = want ? b->comm->halo_device_mode(b, 1) : 0;
   MPI_Allreduce(MPI_IN_PLACE, &got, 1, MPI_INT, MPI_MIN, d->comm);
-  if (want && !got) b->ops->halo_device_mode(b, 0);
+  if (want && !got) b->comm->halo_device_mode(b, 0);
   d->device_halo = got;
   if (d->verbose && d->rank == 0)
     fprintf(stderr, "throng: halo buffers in %s memory\n", got ? "device" : "host");
 }
 
-void thr_decomp_fatal(thr_decomp *d, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "throng: rank %d: ", d->rank);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
-  va_end(ap);
-  fflush(stderr);
-  MPI_Abort(d->comm, 1);
-  abort(); /* not reached */
-}
-
-void thr_decomp_grow(thr_decomp *d, void **p, size_t *cap, size_t n, size_t elem) {
-  if (n <= *cap && *p) return;
-  size_t want = *cap ? *cap : 64;
-  while (want < n) want *= 2;
-  void *q = realloc(*p, want * elem);
-  if (!q) thr_decomp_fatal(d, "out of memory (decomposition buffers for %zu items)", n);
-  *p = q;
-  *cap = want;
-}
-
-const int32_t *thr_decomp_cells(thr_decomp *d, thr_backend *b) {
-  if (d->cells_valid) return d->cells;
-  size_t n = b->ops->n_owned(b);
-  thr_decomp_grow(d, (void **)&d->cells, &d->cells_cap, 2 * n + 2, sizeof *d->cells);
-  if (n && b->ops->owned_cells(b, d->cells)) thr_decomp_fatal(d, "backend %s: owned_cells failed", b->ops->name);
-  d->cells_valid = 1;
-  return d->cells;
-}
-
-/* THRONG_DECOMP_VERBOSE: every partition on rank 0's stderr. */
-static void print_partition(const thr_decomp *d) {
-  if (!d->verbose || d->rank != 0) return;
-  for (int r = 0; r < d->nranks; ++r) {
-    thr_window c = d->part.rect[r];
-    fprintf(stderr,
-            "throng: decomposition step %ld: rank %d owns cells [%d, %d) x [%d, %d) (%d x %d), ghost rings %d\n",
-            d->step > 0 ? d->step - 1 : 0, r, c.x0, c.x0 + c.nx, c.y0, c.y0 + c.ny, c.nx, c.ny, d->k);
-  }
-  fflush(stderr);
-}
-
-void thr_decomp_apply_partition(thr_decomp *d, thr_backend *b) {
-  print_partition(d);
-  d->rect = d->part.rect[d->rank];
-  thr_window old = d->window;
-  d->window = thr_window_grow(d->rect, d->k, d->world->gnx, d->world->gny);
-  thr_halo_neighbours(d);
-  if (!b || !memcmp(&old, &d->window, sizeof old)) return;
-  if (thr_world_set_window(d->world, d->window, d->prm))
-    thr_decomp_fatal(d, "out of memory building the obstacle lists of the window");
-  if (b->ops->set_world(b, d->world, d->prm)) thr_decomp_fatal(d, "backend %s: set_world failed", b->ops->name);
-}
-
 static int make_type(size_t bytes, MPI_Datatype *t) {
   if (MPI_Type_contiguous((int)bytes, MPI_BYTE, t) != MPI_SUCCESS) return -1;
   return MPI_Type_commit(t) == MPI_SUCCESS ? 0 : -1;
+}
+
+static int make_types(thr_decomp *d) {
+  if (make_type(sizeof(thr_agent_rec), &d->t_agent) || make_type(sizeof(thr_ghost_rec), &d->t_ghost)) return -1;
+  for (int f = 0; f < THR_F_COUNT; ++f)
+    if (make_type(thr_field_table[f].elem, &d->t_field[f])) return -1;
+  return 0;
+}
+
+static void free_types(thr_decomp *d) {
+  if (d->t_agent != MPI_DATATYPE_NULL) MPI_Type_free(&d->t_agent);
+  if (d->t_ghost != MPI_DATATYPE_NULL) MPI_Type_free(&d->t_ghost);
+  for (int f = 0; f < THR_F_COUNT; ++f)
+    if (d->t_field[f] != MPI_DATATYPE_NULL) MPI_Type_free(&d->t_field[f]);
+}
+
+static void fail_create(thr_decomp *d, char *err, size_t errlen) {
+  snprintf(err, errlen, "out of memory");
+  thr_decomp_free(d);
 }
 
 int thr_decomp_create(thr_decomp **out, MPI_Comm comm, thr_world *w, const thr_params *prm,
@@ -118,10 +84,12 @@ int thr_decomp_create(thr_decomp **out, MPI_Comm comm, thr_world *w, const thr_p
   d->verbose = getenv("THRONG_DECOMP_VERBOSE") != NULL;
   const char *fault = getenv("THRONG_DECOMP_FAULT");
   d->fault_step = fault && *fault ? atol(fault) : -1;
-  d->t_agent = d->t_ghost = d->t_vec2 = MPI_DATATYPE_NULL;
+  d->t_agent = d->t_ghost = MPI_DATATYPE_NULL;
+  for (int f = 0; f < THR_F_COUNT; ++f) d->t_field[f] = MPI_DATATYPE_NULL;
+  thr_plan_init(&d->mig);
+  thr_plan_init(&d->halo);
   if (thr_partition_init(&d->part, w->gnx, w->gny, d->nranks, THR_PARTITION_MAX_BINS)) {
-    snprintf(err, errlen, "out of memory");
-    thr_decomp_free(d);
+    fail_create(d, err, errlen);
     return -2;
   }
   long most = thr_partition_max_ranks(&d->part);
@@ -140,32 +108,19 @@ int thr_decomp_create(thr_decomp **out, MPI_Comm comm, thr_world *w, const thr_p
   size_t P = (size_t)d->nranks;
   d->nbr = malloc(P * sizeof *d->nbr);
   d->nbr_send = malloc(P * sizeof *d->nbr_send);
-  d->req = malloc(6 * P * sizeof *d->req); /* halo: up to 3 fields, send + receive, per neighbour */
-  d->scount = calloc(P, sizeof(int));
-  d->rcount = calloc(P, sizeof(int));
-  d->sdispl = calloc(P, sizeof(int));
-  d->rdispl = calloc(P, sizeof(int));
-  d->send_cnt = calloc(P, sizeof(int));
-  d->send_off = calloc(P, sizeof(int));
-  d->recv_cnt = calloc(P, sizeof(int));
-  d->recv_off = calloc(P, sizeof(int));
-  d->hist = malloc((size_t)thr_partition_max_ranks(&d->part) * sizeof *d->hist);
-  if (!d->nbr || !d->nbr_send || !d->req || !d->scount || !d->rcount || !d->sdispl || !d->rdispl || !d->send_cnt ||
-      !d->send_off || !d->recv_cnt || !d->recv_off || !d->hist || make_type(sizeof(thr_agent_rec), &d->t_agent) ||
-      make_type(sizeof(thr_ghost_rec), &d->t_ghost) || make_type(sizeof(thr_vec2), &d->t_vec2)) {
-    snprintf(err, errlen, "out of memory");
-    thr_decomp_free(d);
+  d->hist = malloc((size_t)most * sizeof *d->hist);
+  if (!d->nbr || !d->nbr_send || !d->hist || make_types(d)) {
+    fail_create(d, err, errlen);
     return -2;
   }
   /* start-up: uniform area; the first exchange re-balances by agent counts */
   thr_partition_area_weights(&d->part, d->hist);
   if (thr_partition_rcb(&d->part, d->hist)) {
-    snprintf(err, errlen, "out of memory");
-    thr_decomp_free(d);
+    fail_create(d, err, errlen);
     return -2;
   }
   d->window = (thr_window){0, 0, 0, 0};
-  thr_decomp_apply_partition(d, NULL);
+  thr_topology_apply(d, NULL);
   *out = d;
   return 0;
 }
@@ -173,31 +128,13 @@ int thr_decomp_create(thr_decomp **out, MPI_Comm comm, thr_world *w, const thr_p
 void thr_decomp_free(thr_decomp *d) {
   if (!d) return;
   thr_partition_free(&d->part);
-  if (d->t_agent != MPI_DATATYPE_NULL) MPI_Type_free(&d->t_agent);
-  if (d->t_ghost != MPI_DATATYPE_NULL) MPI_Type_free(&d->t_ghost);
-  if (d->t_vec2 != MPI_DATATYPE_NULL) MPI_Type_free(&d->t_vec2);
-  free(d->nbr);
-  free(d->nbr_send);
-  free(d->req);
-  free(d->cells);
-  free(d->bnd_idx);
-  free(d->bnd_mask);
-  free(d->mig_idx);
-  free(d->mig_dest);
-  free(d->mig_out);
-  free(d->mig_in);
-  free(d->scount);
-  free(d->rcount);
-  free(d->sdispl);
-  free(d->rdispl);
-  free(d->send_idx);
-  free(d->send_cnt);
-  free(d->send_off);
-  free(d->recv_cnt);
-  free(d->recv_off);
-  free(d->gsend);
-  free(d->grecv);
-  free(d->hist);
+  free_types(d);
+  thr_plan_free(&d->mig);
+  thr_plan_free(&d->halo);
+  void *bufs[] = {d->nbr,      d->nbr_send, d->req,      d->cand,    d->cand_mask, d->cells,
+                  d->mig_dest, d->mig_recs, d->mig_send, d->mig_recv, d->pending,
+                  d->gsend,    d->grecv,    d->hist};
+  for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; ++k) free(bufs[k]);
   thr_balance_log_free(d);
   free(d);
 }
@@ -222,10 +159,13 @@ void thr_decomp_exchange(thr_decomp *d, thr_backend *b) {
     thr_conservation_init(d, b);
   }
   d->step_sent = d->step_recv = 0;
-  d->step_before = (long)b->ops->n_owned(b);
-  thr_migrate(d, b);
+  d->step_before = (long)b->ops->n_owned(b) + (long)d->n_pending;
+  thr_migrate(d, b, THR_MIGRATE_NEIGHBOURS);
   int due = step == 0 || (d->opts.balance_every > 0 && step % d->opts.balance_every == 0);
   if (due) thr_balance(d, b);
-  thr_conservation_check(d, b, due || step % THR_DECOMP_VERIFY_EVERY == 0);
+  /* one small collective a step: the conservation check, which also tells
+   * every rank whether agents moved too far for a neighbour exchange */
+  if (thr_conservation_check(d, b, due || step % THR_DECOMP_VERIFY_EVERY == 0))
+    thr_migrate(d, b, THR_MIGRATE_ALL_RANKS);
   thr_halo_plan(d, b);
 }

@@ -41,19 +41,21 @@ thr_window thr_decomp_window(const thr_decomp *d);
 int thr_decomp_owns(const thr_decomp *d, thr_vec2 x);
 /* Rank among the ranks of this node (MPI_COMM_TYPE_SHARED), to pick a GPU. */
 int thr_decomp_local_rank(const thr_decomp *d);
-/* Once per step, after sort_owned: migration (no re-sort: build_index orders
- * owned and ghost agents canonically), the
- * conservation check, load balancing when due, and the ghost exchange that
- * plans this step's halo. The first call (from thr_sim_init) also balances
- * the start-up partition. Collective. */
+/* Once per step, after sort_owned: migration to neighbour ranks (no
+ * re-sort: build_index orders owned and ghost agents canonically), load
+ * balancing when due, the conservation check (one small MPI_Allreduce), an
+ * all-ranks migration only when an agent's new owner is no neighbour, and
+ * the ghost exchange that plans this step's halo. The first call (from
+ * thr_sim_init) also balances the start-up partition. Collective. */
 void thr_decomp_exchange(thr_decomp *d, thr_backend *b);
-/* After a pass: forward the changed fields (THR_HALO_*) of owned agents to
- * their ghosts on other ranks, along this step's plan. Collective. */
-void thr_decomp_forward(thr_decomp *d, thr_backend *b, int fields);
+/* After a pass: forward the changed fields (THR_FIELD_BIT mask) of owned
+ * agents to their ghosts on other ranks, along this step's plan.
+ * Collective among neighbours. */
+void thr_decomp_forward(thr_decomp *d, thr_backend *b, thr_field_mask fields);
 /* The same in two halves, so that interior agents are computed while the
  * messages are in flight: begin packs and posts the messages, end waits and
  * unpacks (a no-op when nothing is in flight). One forward at a time. */
-void thr_decomp_forward_begin(thr_decomp *d, thr_backend *b, int fields);
+void thr_decomp_forward_begin(thr_decomp *d, thr_backend *b, thr_field_mask fields);
 void thr_decomp_forward_end(thr_decomp *d, thr_backend *b);
 /* Does this rank exchange halos (several ranks, neighbours present)? */
 int thr_decomp_overlaps(const thr_decomp *d);

@@ -1,74 +1,102 @@
-/* Migration: owned agents whose cell left this rank's rectangle move, with
- * their whole state, to the rank owning that cell; then the conservation
- * check (global count and id checksums against the start). */
-#include "decomp_internal.h"
+#include "migrate.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static void add_ids(uint64_t *sum, uint64_t *sq, uint32_t id, int sign) {
+#include "exchange.h"
+#include "support.h"
+
+static void add_id(thr_decomp *d, uint32_t id, int sign) {
   uint64_t v = id;
   if (sign > 0) {
-    *sum += v;
-    *sq += v * v;
+    d->id_sum += v;
+    d->id_sq += v * v;
   } else {
-    *sum -= v;
-    *sq -= v * v;
+    d->id_sum -= v;
+    d->id_sq -= v * v;
   }
 }
 
-void thr_migrate(thr_decomp *d, thr_backend *b) {
+/* The rank owning an agent: from the global cell of its x*, as the
+ * backends compute it. */
+static int owner_of(const thr_decomp *d, const thr_agent_rec *r) {
+  const thr_world *w = d->world;
+  return thr_partition_owner(&d->part, thr_cell_coord(r->p.x, w->min.x, w->cell, w->gnx),
+                             thr_cell_coord(r->p.y, w->min.y, w->cell, w->gny));
+}
+
+/* The peers of a migration: the neighbours, or every other rank. */
+static void set_peers(thr_decomp *d, int mode) {
+  int rc;
+  if (mode == THR_MIGRATE_NEIGHBOURS) {
+    rc = thr_plan_reset(&d->mig, d->n_nbr, d->nbr);
+  } else {
+    int *all = malloc((size_t)d->nranks * sizeof *all);
+    int n = 0;
+    for (int r = 0; all && r < d->nranks; ++r)
+      if (r != d->rank) all[n++] = r;
+    rc = all ? thr_plan_reset(&d->mig, n, all) : -1;
+    free(all);
+  }
+  if (rc) thr_decomp_fatal(d, "out of memory (migration plan)");
+}
+
+/* The records to move: this step's leavers (extracted from the backend),
+ * then, in all-ranks mode, the pending ones. Returns how many. */
+static size_t gather_leavers(thr_decomp *d, thr_backend *b, int mode) {
   size_t n = b->ops->n_owned(b);
-  int P = d->nranks;
-  /* who leaves, in storage order (extract_owned wants ascending indices):
-   * the backend reports only the agents outside this rank's rectangle */
-  thr_decomp_grow(d, (void **)&d->mig_idx, &d->mig_idx_cap, n + 1, sizeof(int));
-  thr_decomp_grow(d, (void **)&d->mig_dest, &d->mig_dest_cap, n + 1, sizeof(int));
+  thr_decomp_grow(d, (void **)&d->cand, &d->cand_cap, n + 1, sizeof *d->cand);
   thr_decomp_grow(d, (void **)&d->cells, &d->cells_cap, 2 * n + 2, sizeof *d->cells);
-  memset(d->scount, 0, (size_t)P * sizeof(int));
-  size_t nout = b->ops->select_outside(b, d->rect, NULL, 0, d->mig_idx, d->cells, NULL);
+  size_t nout = b->comm->select_outside(b, d->rect, NULL, 0, d->cand, d->cells, NULL);
   d->cells_valid = 0; /* d->cells now holds the leavers' cells only */
-  for (size_t k = 0; k < nout; ++k) {
-    int r = thr_partition_owner(&d->part, d->cells[2 * k], d->cells[2 * k + 1]);
-    d->mig_dest[k] = r;
-    d->scount[r]++;
+  size_t extra = mode == THR_MIGRATE_ALL_RANKS ? d->n_pending : 0;
+  thr_decomp_grow(d, (void **)&d->mig_recs, &d->mig_recs_cap, nout + extra + 1, sizeof *d->mig_recs);
+  if (nout && b->comm->extract_owned(b, d->cand, nout, d->mig_recs)) thr_decomp_backend_failed(d, b, "extract_owned");
+  if (extra) memcpy(d->mig_recs + nout, d->pending, extra * sizeof *d->pending);
+  if (mode == THR_MIGRATE_ALL_RANKS) d->n_pending = 0;
+  return nout + extra;
+}
+
+void thr_migrate(thr_decomp *d, thr_backend *b, int mode) {
+  size_t n = gather_leavers(d, b, mode);
+  set_peers(d, mode);
+  /* destinations; a leaver whose owner is no neighbour waits (pending) */
+  thr_decomp_grow(d, (void **)&d->mig_dest, &d->mig_dest_cap, n + 1, sizeof *d->mig_dest);
+  size_t far = 0, back = 0;
+  for (size_t t = 0; t < n; ++t) {
+    int owner = owner_of(d, &d->mig_recs[t]);
+    d->mig_dest[t] = thr_plan_peer_index(&d->mig, owner);
+    if (d->mig_dest[t] >= 0) continue;
+    if (owner == d->rank) { /* a pending record that a re-partition gave to this rank */
+      if (b->comm->append_owned(b, &d->mig_recs[t], 1)) thr_decomp_backend_failed(d, b, "append_owned");
+      back++;
+      continue;
+    }
+    thr_decomp_grow(d, (void **)&d->pending, &d->pending_cap, d->n_pending + 1, sizeof *d->pending);
+    d->pending[d->n_pending++] = d->mig_recs[t];
+    far++;
   }
-  MPI_Alltoall(d->scount, 1, MPI_INT, d->rcount, 1, MPI_INT, d->comm);
-  size_t nin = 0;
-  for (int r = 0; r < P; ++r) {
-    d->rdispl[r] = (int)nin;
-    nin += (size_t)d->rcount[r];
-  }
+  if (back) d->cells_valid = 0;
+  if (thr_plan_build_by_peer(&d->mig, n, d->mig_dest)) thr_decomp_fatal(d, "out of memory (migration plan)");
+  if (thr_plan_exchange_counts(d->comm, &d->mig, mode == THR_MIGRATE_ALL_RANKS,
+                               thr_decomp_requests(d, 2 * (size_t)d->mig.n_peers + 2)))
+    thr_decomp_fatal(d, "out of memory (migration counts)");
+  size_t nout = d->mig.n_send, nin = d->mig.n_recv;
+  if (nout == 0 && nin == 0) return;
   /* No re-sort after moving agents: build_index recomputes every local
    * agent's cell and orders owned and ghost agents canonically anyway, and
    * the next step's sort_owned restores the storage order. */
-  if (nout == 0 && nin == 0) return;
-  /* leavers grouped by destination, storage order within a destination */
-  thr_decomp_grow(d, (void **)&d->mig_in, &d->mig_in_cap, nout + nin + 1, sizeof(thr_agent_rec));
-  thr_decomp_grow(d, (void **)&d->mig_out, &d->mig_out_cap, nout + 1, sizeof(thr_agent_rec));
-  if (nout && b->ops->extract_owned(b, d->mig_idx, nout, d->mig_in))
-    thr_decomp_fatal(d, "backend %s: extract_owned failed", b->ops->name);
-  int off = 0;
-  for (int r = 0; r < P; ++r) {
-    d->sdispl[r] = off;
-    off += d->scount[r];
-  }
+  thr_decomp_grow(d, (void **)&d->mig_send, &d->mig_send_cap, nout + 1, sizeof *d->mig_send);
+  thr_decomp_grow(d, (void **)&d->mig_recv, &d->mig_recv_cap, nin + 1, sizeof *d->mig_recv);
   for (size_t k = 0; k < nout; ++k) {
-    d->mig_out[d->sdispl[d->mig_dest[k]]++] = d->mig_in[k];
-    add_ids(&d->id_sum, &d->id_sq, d->mig_in[k].id, -1);
+    d->mig_send[k] = d->mig_recs[d->mig.export_list[k]];
+    add_id(d, d->mig_send[k].id, -1);
   }
-  int nreq = 0;
-  for (int r = 0; r < P; ++r) {
-    if (d->rcount[r])
-      MPI_Irecv(d->mig_in + d->rdispl[r], d->rcount[r], d->t_agent, r, THR_TAG_MIGRATE, d->comm, &d->req[nreq++]);
-  }
-  for (int r = 0; r < P; ++r) {
-    if (d->scount[r])
-      MPI_Isend(d->mig_out + d->sdispl[r] - d->scount[r], d->scount[r], d->t_agent, r, THR_TAG_MIGRATE, d->comm,
-                &d->req[nreq++]);
-  }
-  MPI_Waitall(nreq, d->req, MPI_STATUSES_IGNORE);
-  for (size_t k = 0; k < nin; ++k) add_ids(&d->id_sum, &d->id_sq, d->mig_in[k].id, +1);
+  MPI_Request *req = thr_decomp_requests(d, 2 * (size_t)d->mig.n_peers + 2);
+  int nreq = thr_plan_post(d->comm, &d->mig, d->mig_send, d->mig_recv, d->t_agent, sizeof(thr_agent_rec),
+                           THR_TAG_MIGRATE, req);
+  MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+  for (size_t k = 0; k < nin; ++k) add_id(d, d->mig_recv[k].id, +1);
   size_t nkeep = nin;
   if (d->fault_step >= 0 && d->step - 1 >= d->fault_step && nin) {
     /* THRONG_DECOMP_FAULT (tests only): behave like a backend that loses
@@ -76,11 +104,10 @@ void thr_migrate(thr_decomp *d, thr_backend *b) {
     nkeep--;
     d->fault_step = -1;
   }
-  if (nkeep && b->ops->append_owned(b, d->mig_in, nkeep))
-    thr_decomp_fatal(d, "backend %s: append_owned failed (%zu agents)", b->ops->name, nin);
+  if (nkeep && b->comm->append_owned(b, d->mig_recv, nkeep)) thr_decomp_backend_failed(d, b, "append_owned");
   if (d->verbose)
-    fprintf(stderr, "throng: decomposition step %ld: rank %d migrated %zu agents out, %zu in\n", d->step - 1, d->rank,
-            nout, nin);
+    fprintf(stderr, "throng: decomposition step %ld: rank %d migrated %zu agents out, %zu in%s\n", d->step - 1,
+            d->rank, nout, nin, far ? " (some wait for an all-ranks exchange)" : "");
   d->expect += (long)nin - (long)nout;
   d->step_sent += (long)nout;
   d->step_recv += (long)nin;
@@ -88,7 +115,7 @@ void thr_migrate(thr_decomp *d, thr_backend *b) {
 }
 
 void thr_conservation_init(thr_decomp *d, thr_backend *b) {
-  b->ops->id_checksum(b, &d->id_sum, &d->id_sq);
+  b->comm->id_checksum(b, &d->id_sum, &d->id_sq);
   d->expect = (long)b->ops->n_owned(b);
   uint64_t v[3] = {(uint64_t)d->expect, d->id_sum, d->id_sq};
   MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_UINT64_T, MPI_SUM, d->comm);
@@ -97,21 +124,8 @@ void thr_conservation_init(thr_decomp *d, thr_backend *b) {
   d->ref_sq = v[2];
 }
 
-void thr_conservation_check(thr_decomp *d, thr_backend *b, int verify_ids) {
-  long have = (long)b->ops->n_owned(b);
-  uint64_t bad = have != d->expect;
-  if (verify_ids) {
-    uint64_t s, q;
-    b->ops->id_checksum(b, &s, &q);
-    if (s != d->id_sum || q != d->id_sq) bad = 1;
-    d->id_sum = s;
-    d->id_sq = q;
-  }
-  uint64_t v[4] = {(uint64_t)have, d->id_sum, d->id_sq, bad};
-  MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_UINT64_T, MPI_SUM, d->comm);
-  if (v[0] == d->ref_count && v[1] == d->ref_sum && v[2] == d->ref_sq && v[3] == 0) return;
-
-  /* Something was lost or duplicated: say where, then stop. */
+/* Something was lost or duplicated: say where, then stop. */
+static void report_violation(thr_decomp *d, const uint64_t *v, long have, int bad) {
   long mine[5] = {d->step_before, d->step_sent, d->step_recv, have, (long)bad};
   long *all = d->rank == 0 ? malloc((size_t)d->nranks * sizeof mine) : NULL;
   MPI_Gather(mine, 5, MPI_LONG, all, 5, MPI_LONG, 0, d->comm);
@@ -135,4 +149,25 @@ void thr_conservation_check(thr_decomp *d, thr_backend *b, int verify_ids) {
   free(all);
   MPI_Barrier(d->comm);
   MPI_Abort(d->comm, 1);
+}
+
+long thr_conservation_check(thr_decomp *d, thr_backend *b, int verify_ids) {
+  long have = (long)b->ops->n_owned(b) + (long)d->n_pending;
+  int bad = have != d->expect;
+  if (verify_ids) {
+    uint64_t s, q;
+    b->comm->id_checksum(b, &s, &q);
+    for (size_t k = 0; k < d->n_pending; ++k) {
+      uint64_t id = d->pending[k].id;
+      s += id;
+      q += id * id;
+    }
+    if (s != d->id_sum || q != d->id_sq) bad = 1;
+    d->id_sum = s;
+    d->id_sq = q;
+  }
+  uint64_t v[5] = {(uint64_t)have, d->id_sum, d->id_sq, (uint64_t)bad, (uint64_t)d->n_pending};
+  MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_UINT64_T, MPI_SUM, d->comm);
+  if (v[0] != d->ref_count || v[1] != d->ref_sum || v[2] != d->ref_sq || v[3] != 0) report_violation(d, v, have, bad);
+  return (long)v[4];
 }

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/backend.h"
-#include "kernels/context.h"
 #include "cell_sort.h"
+#include "kernels/backend_comm.h"
+#include "kernels/context.h"
 
 typedef struct cpu_state {
   thr_agents a; /* owned, then ghosts */
@@ -17,18 +17,14 @@ typedef struct cpu_state {
   /* per-agent scratch, capacity scratch_cap */
   size_t scratch_cap;
   int *cell_of, *order;
-  thr_vec2 *p2, *x2, *vnew;
+  thr_vec2 *p2, *x2; /* the second buffers of x* and x^n (thr_pass_commit) */
   void *permute_buf;
   /* halo plan of this step: owned agents forwarded to other ranks */
   int *halo_idx;
   size_t n_halo, halo_cap;
   void *hbuf[2]; /* halo message buffers (send, receive) */
   size_t hbuf_cap[2];
-  /* pass parts (set_interior): interior agents, then boundary agents */
-  int *part_list;
-  size_t part_cap;
-  long n_interior;
-  int parts_valid;
+  thr_parts parts; /* interior, then boundary agents (set_interior) */
 } cpu_state;
 
 static cpu_state *state(thr_backend *b) { return (cpu_state *)b->impl; }
@@ -38,10 +34,9 @@ static void free_scratch(cpu_state *s) {
   free(s->order);
   free(s->p2);
   free(s->x2);
-  free(s->vnew);
   free(s->permute_buf);
   s->cell_of = s->order = NULL;
-  s->p2 = s->x2 = s->vnew = NULL;
+  s->p2 = s->x2 = NULL;
   s->permute_buf = NULL;
   s->scratch_cap = 0;
 }
@@ -62,7 +57,7 @@ static int ensure_scratch(cpu_state *s) {
   if (cap <= s->scratch_cap) return 0;
   if (grow_array((void **)&s->cell_of, cap * sizeof(int)) || grow_array((void **)&s->order, cap * sizeof(int)) ||
       grow_array((void **)&s->p2, cap * sizeof(thr_vec2)) || grow_array((void **)&s->x2, cap * sizeof(thr_vec2)) ||
-      grow_array((void **)&s->vnew, cap * sizeof(thr_vec2)) || grow_array(&s->permute_buf, cap * 8))
+      grow_array(&s->permute_buf, cap * thr_agents_max_elem()))
     return -1; /* the arrays grown so far stay valid; scratch_cap is unchanged */
   s->scratch_cap = cap;
   return 0;
@@ -72,12 +67,6 @@ static thr_ctx make_ctx(const cpu_state *s) {
   thr_ctx c = s->base;
   thr_ctx_bind(&c, &s->a, s->offset, s->order, s->cell_of);
   return c;
-}
-
-static void swap_vec(thr_vec2 **a, thr_vec2 **b) {
-  thr_vec2 *t = *a;
-  *a = *b;
-  *b = t;
 }
 
 /* ---- world and agents ------------------------------------------------------ */
@@ -92,21 +81,26 @@ static int cpu_set_world(thr_backend *b, const thr_world *w, const thr_params *p
   free(s->cursor);
   s->offset = malloc((s->ncell + 1) * sizeof(int));
   s->cursor = malloc(s->ncell * sizeof(int));
-  if (!s->offset || !s->cursor) return -1;
+  if (!s->offset || !s->cursor) return thr_backend_error(b, "out of memory for a grid of %zu cells", s->ncell);
   memset(s->offset, 0, (s->ncell + 1) * sizeof(int));
   return 0;
 }
 
+static int out_of_memory(thr_backend *b, size_t agents) {
+  return thr_backend_error(b, "out of memory for %zu agents", agents);
+}
+
 static int cpu_set_agents(thr_backend *b, const thr_agents *owned) {
   cpu_state *s = state(b);
-  if (thr_agents_copy(&s->a, owned, owned->n_owned)) return -1;
+  if (thr_agents_copy(&s->a, owned, owned->n_owned)) return out_of_memory(b, owned->n_owned);
   s->a.n = s->a.n_owned = owned->n_owned;
-  return ensure_scratch(s);
+  s->parts.valid = 0;
+  return ensure_scratch(s) ? out_of_memory(b, owned->n_owned) : 0;
 }
 
 static int cpu_get_agents(thr_backend *b, thr_agents *owned) {
   cpu_state *s = state(b);
-  if (thr_agents_copy(owned, &s->a, s->a.n_owned)) return -1;
+  if (thr_agents_copy(owned, &s->a, s->a.n_owned)) return out_of_memory(b, s->a.n_owned);
   owned->n = owned->n_owned = s->a.n_owned;
   return 0;
 }
@@ -131,7 +125,7 @@ static void assign_cells(cpu_state *s, size_t from, size_t to) {
 
 static void cpu_sort_owned(thr_backend *b) {
   cpu_state *s = state(b);
-  s->parts_valid = 0;
+  s->parts.valid = 0;
   size_t n = s->a.n_owned;
   assign_cells(s, 0, n);
   thr_cell_sort(s->cell_of, s->a.id, n, s->ncell, s->offset, s->order, s->cursor);
@@ -147,89 +141,62 @@ static void cpu_build_index(thr_backend *b) {
   thr_cell_sort(s->cell_of, s->a.id, s->a.n, s->ncell, s->offset, s->order, s->cursor);
 }
 
-/* The owned agents of a pass part: agent k is list[k], or k without list. */
-typedef struct part_range {
-  const int *list;
-  long n;
-} part_range;
-
-static part_range part_of(const cpu_state *s, int part) {
-  part_range all = {NULL, (long)s->a.n_owned};
-  if (part == THR_PART_ALL) return all;
-  if (!s->parts_valid) return part == THR_PART_INTERIOR ? (part_range){NULL, 0} : all;
-  if (part == THR_PART_INTERIOR) return (part_range){s->part_list, s->n_interior};
-  return (part_range){s->part_list + s->n_interior, (long)s->a.n_owned - s->n_interior};
-}
-#define PART_AGENT(r, t) ((r).list ? (long)(r).list[t] : (t))
-
-static void cpu_stability(thr_backend *b, int part) {
+/* One pass of the pass table over a part of the owned agents: each agent
+ * from read-only inputs (Jacobi), so the thread count changes nothing. */
+static void cpu_pass(thr_backend *b, int kind, int part) {
   cpu_state *s = state(b);
-  thr_ctx c = make_ctx(s);
   thr_agents *a = &s->a;
-  part_range r = part_of(s, part);
-#pragma omp parallel for schedule(static)
-  for (long t = 0; t < r.n; ++t) {
-    long i = PART_AGENT(r, t);
-    thr_vec2 dx = thr_agent_stability(&c, (int)i);
-    s->x2[i] = v2_add(a->x[i], dx);
-    s->p2[i] = v2_add(a->p[i], dx);
-  }
-  if (part == THR_PART_INTERIOR) return;
-  swap_vec(&a->x, &s->x2);
-  swap_vec(&a->p, &s->p2);
-}
-
-/* A pass that computes new predicted positions x* (Jacobi: read x*, write
- * the other buffer, swap once the pass is complete). */
-static void p_pass(cpu_state *s, int part, thr_vec2 (*agent)(const thr_ctx *, int)) {
   thr_ctx c = make_ctx(s);
-  part_range r = part_of(s, part);
+  thr_part_range r = thr_parts_select(&s->parts, a->n_owned, part);
+  switch (thr_pass_stage(kind)) {
+    case THR_STAGE_STABILITY:
 #pragma omp parallel for schedule(static)
-  for (long t = 0; t < r.n; ++t) {
-    long i = PART_AGENT(r, t);
-    s->p2[i] = agent(&c, (int)i);
-  }
-  if (part != THR_PART_INTERIOR) swap_vec(&s->a.p, &s->p2);
-}
-
-static void cpu_long_range(thr_backend *b, int part) { p_pass(state(b), part, thr_agent_long_range); }
-static void cpu_contact(thr_backend *b, int part) { p_pass(state(b), part, thr_agent_contact); }
-
-static void cpu_velocity(thr_backend *b, int part) {
-  cpu_state *s = state(b);
-  thr_ctx c = make_ctx(s);
-  part_range r = part_of(s, part);
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        thr_vec2 dx = thr_agent_stability(&c, (int)i);
+        s->x2[i] = v2_add(a->x[i], dx);
+        s->p2[i] = v2_add(a->p[i], dx);
+      }
+      break;
+    case THR_STAGE_SOLVER:
 #pragma omp parallel for schedule(static)
-  for (long t = 0; t < r.n; ++t) {
-    long i = PART_AGENT(r, t);
-    s->vnew[i] = thr_agent_velocity(&c, (int)i);
-  }
-}
-
-static void cpu_finalize(thr_backend *b, int part) {
-  cpu_state *s = state(b);
-  thr_ctx c = make_ctx(s);
-  c.v = s->vnew; /* XSPH reads the un-smoothed new velocities */
-  thr_agents *a = &s->a;
-  part_range r = part_of(s, part);
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        s->p2[i] = thr_pass_solver_agent(kind, &c, (int)i);
+      }
+      break;
+    case THR_STAGE_VELOCITY:
 #pragma omp parallel for schedule(static)
-  for (long t = 0; t < r.n; ++t) {
-    long i = PART_AGENT(r, t);
-    a->v[i] = thr_agent_xsph_clamp(&c, (int)i, a->v[i]);
-    a->x[i] = a->p[i];
-    if (thr_agent_at_goal(&c, a->x[i], a->goal_set[i], a->goal[i])) a->flags[i] |= THR_FLAG_AT_GOAL;
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        a->vnew[i] = thr_agent_velocity(&c, (int)i);
+      }
+      break;
+    case THR_STAGE_FINAL:
+      c.v = a->vnew; /* XSPH reads the un-smoothed new velocities */
+#pragma omp parallel for schedule(static)
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        a->v[i] = thr_agent_xsph_clamp(&c, (int)i, a->v[i]);
+        a->x[i] = a->p[i];
+        if (thr_agent_at_goal(&c, a->x[i], a->goal_set[i], a->goal[i])) a->flags[i] |= THR_FLAG_AT_GOAL;
+      }
+      break;
+    default:
+      thr_backend_fail(b, "unknown pass %d", kind);
   }
+  thr_pass_commit(a, &s->x2, &s->p2, kind, part);
 }
 
 /* Interior agents first, then boundary ones, each in storage order. */
 static int cpu_set_interior(thr_backend *b, thr_window interior) {
   cpu_state *s = state(b);
   size_t n = s->a.n_owned;
-  if (n > s->part_cap) {
-    int *q = realloc(s->part_list, (n + 1) * sizeof *q);
-    if (!q) return -1;
-    s->part_list = q;
-    s->part_cap = n;
+  if (n > s->parts.cap) {
+    int *q = realloc(s->parts.list, (n + 1) * sizeof *q);
+    if (!q) return out_of_memory(b, n);
+    s->parts.list = q;
+    s->parts.cap = n;
   }
   const thr_grid_view *g = &s->base.grid;
   long k = 0;
@@ -237,11 +204,11 @@ static int cpu_set_interior(thr_backend *b, thr_window interior) {
     for (size_t i = 0; i < n; ++i) {
       int gx = thr_cell_coord(s->a.p[i].x, g->ox, g->cell, g->gnx);
       int gy = thr_cell_coord(s->a.p[i].y, g->oy, g->cell, g->gny);
-      if (thr_window_contains(interior, gx, gy) == (pass == 0)) s->part_list[k++] = (int)i;
+      if (thr_window_contains(interior, gx, gy) == (pass == 0)) s->parts.list[k++] = (int)i;
     }
-    if (pass == 0) s->n_interior = k;
+    if (pass == 0) s->parts.n_interior = (size_t)k;
   }
-  s->parts_valid = 1;
+  s->parts.valid = 1;
   return 0;
 }
 
@@ -343,9 +310,9 @@ static void *cpu_halo_buffer(thr_backend *b, int which, size_t bytes) {
 
 static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs) {
   cpu_state *s = state(b);
-  s->parts_valid = 0;
+  s->parts.valid = 0;
   thr_agents *a = &s->a;
-  for (size_t k = 0; k < n; ++k) thr_agents_get(a, (size_t)idx[k], &recs[k]);
+  for (size_t k = 0; k < n; ++k) thr_agent_load(a, (size_t)idx[k], &recs[k]);
   /* close the gaps, keeping the order of the agents that stay */
   size_t keep = 0, next = 0;
   for (size_t i = 0; i < a->n_owned; ++i) {
@@ -354,11 +321,9 @@ static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent
       continue;
     }
     if (keep != i) {
-      for (int f = 0; f < THR_F_COUNT; ++f) {
-        size_t elem;
-        char *base = *(char **)thr_agents_field(a, f, &elem);
-        memcpy(base + keep * elem, base + i * elem, elem);
-      }
+      thr_agent_rec r;
+      thr_agent_load(a, i, &r);
+      thr_agent_store(a, keep, &r);
     }
     keep++;
   }
@@ -368,45 +333,25 @@ static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent
 
 static int cpu_append_owned(thr_backend *b, const thr_agent_rec *recs, size_t n) {
   cpu_state *s = state(b);
-  s->parts_valid = 0;
+  s->parts.valid = 0;
   thr_agents *a = &s->a;
-  if (thr_agents_reserve(a, a->n_owned + n)) return -1;
-  for (size_t k = 0; k < n; ++k) thr_agents_set(a, a->n_owned + k, &recs[k]);
+  if (thr_agents_reserve(a, a->n_owned + n) || ensure_scratch(s)) return out_of_memory(b, a->n_owned + n);
+  for (size_t k = 0; k < n; ++k) thr_agent_store(a, a->n_owned + k, &recs[k]);
   a->n = a->n_owned = a->n_owned + n;
-  return ensure_scratch(s);
+  return 0;
 }
 
 static int cpu_pack_ghosts(thr_backend *b, const int *idx, size_t n, thr_ghost_rec *out) {
   cpu_state *s = state(b);
-  const thr_agents *a = &s->a;
-  for (size_t k = 0; k < n; ++k) {
-    size_t i = (size_t)idx[k];
-    out[k].id = a->id[i];
-    out[k].radius = a->radius[i];
-    out[k].inv_mass = a->inv_mass[i];
-    out[k].x = a->x[i];
-    out[k].p = a->p[i];
-    out[k].v = a->v[i];
-  }
+  for (size_t k = 0; k < n; ++k) thr_ghost_load(&s->a, (size_t)idx[k], &out[k]);
   return 0;
 }
 
 static int cpu_set_ghosts(thr_backend *b, const thr_ghost_rec *g, size_t n) {
   cpu_state *s = state(b);
   thr_agents *a = &s->a;
-  if (thr_agents_reserve(a, a->n_owned + n) || ensure_scratch(s)) return -1;
-  for (size_t k = 0; k < n; ++k) {
-    size_t i = a->n_owned + k;
-    thr_agent_rec r;
-    memset(&r, 0, sizeof r); /* fields no pass reads of a ghost */
-    r.id = g[k].id;
-    r.radius = g[k].radius;
-    r.inv_mass = g[k].inv_mass;
-    r.x = g[k].x;
-    r.p = g[k].p;
-    r.v = g[k].v;
-    thr_agents_set(a, i, &r);
-  }
+  if (thr_agents_reserve(a, a->n_owned + n) || ensure_scratch(s)) return out_of_memory(b, a->n_owned + n);
+  for (size_t k = 0; k < n; ++k) thr_ghost_store(a, a->n_owned + k, &g[k]);
   a->n = a->n_owned + n;
   return 0;
 }
@@ -415,7 +360,7 @@ static int cpu_set_halo_send(thr_backend *b, const int *idx, size_t n) {
   cpu_state *s = state(b);
   if (n > s->halo_cap) {
     int *q = realloc(s->halo_idx, n * sizeof *q);
-    if (!q) return -1;
+    if (!q) return out_of_memory(b, n);
     s->halo_idx = q;
     s->halo_cap = n;
   }
@@ -424,32 +369,30 @@ static int cpu_set_halo_send(thr_backend *b, const int *idx, size_t n) {
   return 0;
 }
 
-/* The arrays a halo field lives in: x, p or the new velocities. */
-static thr_vec2 *halo_field(cpu_state *s, int field) {
-  return field == THR_HALO_X ? s->a.x : field == THR_HALO_P ? s->a.p : s->vnew;
-}
-
-static void cpu_pack_halo(thr_backend *b, int fields, void *buf) {
+/* Buffers hold the fields of the mask one after the other (field order),
+ * each as an array over the agents. */
+static void cpu_pack_halo(thr_backend *b, thr_field_mask mask, void *buf) {
   cpu_state *s = state(b);
-  thr_vec2 *out = buf;
-  static const int order[3] = {THR_HALO_X, THR_HALO_P, THR_HALO_VNEW};
-  for (int f = 0; f < 3; ++f) {
-    if (!(fields & order[f])) continue;
-    const thr_vec2 *src = halo_field(s, order[f]);
-    for (size_t k = 0; k < s->n_halo; ++k) out[k] = src[s->halo_idx[k]];
-    out += s->n_halo;
+  char *out = buf;
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!(mask & ((thr_field_mask)1 << f))) continue;
+    size_t elem;
+    const char *src = *(char **)thr_agents_field(&s->a, f, &elem);
+    for (size_t k = 0; k < s->n_halo; ++k) memcpy(out + k * elem, src + (size_t)s->halo_idx[k] * elem, elem);
+    out += s->n_halo * elem;
   }
 }
 
-static void cpu_unpack_halo(thr_backend *b, int fields, const void *buf) {
+static void cpu_unpack_halo(thr_backend *b, thr_field_mask mask, const void *buf) {
   cpu_state *s = state(b);
-  const thr_vec2 *in = buf;
+  const char *in = buf;
   size_t first = s->a.n_owned, n = s->a.n - s->a.n_owned;
-  static const int order[3] = {THR_HALO_X, THR_HALO_P, THR_HALO_VNEW};
-  for (int f = 0; f < 3; ++f) {
-    if (!(fields & order[f])) continue;
-    if (n) memcpy(halo_field(s, order[f]) + first, in, n * sizeof *in);
-    in += n;
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!(mask & ((thr_field_mask)1 << f))) continue;
+    size_t elem;
+    char *dst = *(char **)thr_agents_field(&s->a, f, &elem);
+    if (n) memcpy(dst + first * elem, in, n * elem);
+    in += n * elem;
   }
 }
 
@@ -461,7 +404,7 @@ static void cpu_destroy(thr_backend *b) {
   free(s->offset);
   free(s->cursor);
   free(s->halo_idx);
-  free(s->part_list);
+  free(s->parts.list);
   free(s->hbuf[0]);
   free(s->hbuf[1]);
   free(s);
@@ -478,24 +421,23 @@ static const thr_backend_ops cpu_ops = {
     .predict = cpu_predict,
     .sort_owned = cpu_sort_owned,
     .build_index = cpu_build_index,
-    .stability = cpu_stability,
-    .long_range = cpu_long_range,
-    .contact = cpu_contact,
-    .velocity = cpu_velocity,
-    .finalize = cpu_finalize,
+    .pass = cpu_pass,
     .measure = cpu_measure,
     .sync = cpu_sync,
+};
+
+static const thr_backend_comm_ops cpu_comm_ops = {
     .owned_cells = cpu_owned_cells,
     .select_outside = cpu_select_outside,
-    .set_interior = cpu_set_interior,
-    .halo_device_mode = cpu_halo_device_mode,
-    .halo_buffer = cpu_halo_buffer,
     .id_checksum = cpu_id_checksum,
     .extract_owned = cpu_extract_owned,
     .append_owned = cpu_append_owned,
     .pack_ghosts = cpu_pack_ghosts,
     .set_ghosts = cpu_set_ghosts,
     .set_halo_send = cpu_set_halo_send,
+    .set_interior = cpu_set_interior,
+    .halo_device_mode = cpu_halo_device_mode,
+    .halo_buffer = cpu_halo_buffer,
     .pack_halo = cpu_pack_halo,
     .unpack_halo = cpu_unpack_halo,
 };
@@ -510,6 +452,7 @@ thr_backend *thr_backend_cpu_create(void) {
   }
   thr_agents_init(&s->a);
   b->ops = &cpu_ops;
+  b->comm = &cpu_comm_ops;
   b->impl = s;
   return b;
 }

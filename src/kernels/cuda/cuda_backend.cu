@@ -17,7 +17,7 @@ struct nvtx_range {
 };
 
 template <typename T>
-static T *upload_array(const T *h, size_t n) {
+static T *upload_array(cuda_state *s, const T *h, size_t n) {
   T *d = NULL;
   CUDA_CHECK(cudaMalloc(&d, (n ? n : 1) * sizeof(T)));
   if (n && h) CUDA_CHECK(cudaMemcpy(d, h, n * sizeof(T), cudaMemcpyHostToDevice));
@@ -43,23 +43,23 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
   s->base = thr_ctx_static(w, prm);
   s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;
   s->n_obstacles = w->n_obstacles;
-  s->d_vfirst = upload_array(w->obs_vfirst, (size_t)w->n_obstacles + 1);
-  s->d_closed = upload_array(w->obs_closed, (size_t)w->n_obstacles);
-  s->d_verts = upload_array(w->verts, (size_t)w->n_verts);
-  s->d_obs_offset = upload_array(w->obs_cell_offset, s->ncell + 1);
+  s->d_vfirst = upload_array(s, w->obs_vfirst, (size_t)w->n_obstacles + 1);
+  s->d_closed = upload_array(s, w->obs_closed, (size_t)w->n_obstacles);
+  s->d_verts = upload_array(s, w->verts, (size_t)w->n_verts);
+  s->d_obs_offset = upload_array(s, w->obs_cell_offset, s->ncell + 1);
   s->obs_items = (size_t)w->obs_cell_offset[s->ncell];
-  s->d_obs_items = upload_array(w->obs_cell_items, s->obs_items);
+  s->d_obs_items = upload_array(s, w->obs_cell_items, s->obs_items);
   s->n_goals = w->n_goals;
   s->n_sets = w->n_sets;
-  s->d_goals = upload_array(w->goals, (size_t)w->n_goals);
-  s->d_set_first = upload_array(w->set_first, (size_t)w->n_sets + 1);
-  s->d_set_items = upload_array(w->set_items, (size_t)(w->n_sets ? w->set_first[w->n_sets] : 0));
+  s->d_goals = upload_array(s, w->goals, (size_t)w->n_goals);
+  s->d_set_first = upload_array(s, w->set_first, (size_t)w->n_sets + 1);
+  s->d_set_items = upload_array(s, w->set_items, (size_t)(w->n_sets ? w->set_first[w->n_sets] : 0));
   thr_obstacle_view ov = {s->n_obstacles, s->d_vfirst, s->d_closed, s->d_verts, s->d_obs_offset, s->d_obs_items};
   thr_goal_view gv = {s->n_goals, s->n_sets, s->d_goals, s->d_set_first, s->d_set_items};
   s->base.obs = ov;
   s->base.goals = gv;
-  s->d_offset = upload_array<int>(NULL, s->ncell + 1);
-  s->d_count = upload_array<int>(NULL, s->ncell + 1);
+  s->d_offset = upload_array<int>(s, NULL, s->ncell + 1);
+  s->d_count = upload_array<int>(s, NULL, s->ncell + 1);
   CUDA_CHECK(cudaMemset(s->d_offset, 0, (s->ncell + 1) * sizeof(int)));
   s->order_is_identity = 0;
   return 0;
@@ -97,7 +97,7 @@ static void cuda_sort_owned(thr_backend *b) {
   }
   s->order_is_identity = 1;
   s->lr_valid = 0;
-  s->parts_valid = 0;
+  s->parts.valid = 0;
 }
 
 static void cuda_build_index(thr_backend *b) {
@@ -111,25 +111,9 @@ static void cuda_build_index(thr_backend *b) {
   s->order_is_identity = 0;
 }
 
-static void cuda_stability(thr_backend *b, int part) {
-  nvtx_range r("stability");
-  thr_cuda_stability(state(b), part);
-}
-static void cuda_long_range(thr_backend *b, int part) {
-  nvtx_range r("long_range");
-  thr_cuda_long_range(state(b), part);
-}
-static void cuda_contact(thr_backend *b, int part) {
-  nvtx_range r("contact");
-  thr_cuda_contact(state(b), part);
-}
-static void cuda_velocity(thr_backend *b, int part) {
-  nvtx_range r("velocity");
-  thr_cuda_velocity(state(b), part);
-}
-static void cuda_finalize(thr_backend *b, int part) {
-  nvtx_range r("xsph_finalize");
-  thr_cuda_finalize(state(b), part);
+static void cuda_pass(thr_backend *b, int kind, int part) {
+  nvtx_range r(thr_pass_label(kind));
+  thr_cuda_pass(state(b), kind, part);
 }
 static int cuda_set_interior(thr_backend *b, thr_window interior) {
   nvtx_range r("set_interior");
@@ -143,7 +127,10 @@ static void cuda_measure(thr_backend *b, thr_metrics_partial *out) {
   nvtx_range r("measure");
   thr_cuda_measure(state(b), out);
 }
-static void cuda_sync(thr_backend *b) { CUDA_CHECK(cudaStreamSynchronize(state(b)->stream)); }
+static void cuda_sync(thr_backend *b) {
+  cuda_state *s = state(b);
+  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+}
 
 static int cuda_owned_cells(thr_backend *b, int32_t *cells) { return thr_cuda_owned_cells(state(b), cells); }
 static size_t cuda_select_outside(thr_backend *b, thr_window skip, const thr_window *boxes, int nbox, int *idx,
@@ -198,28 +185,22 @@ static void *cuda_halo_buffer(thr_backend *b, int which, size_t bytes) {
   }
   return s->h_halo[which];
 }
-static void cuda_pack_halo(thr_backend *b, int fields, void *buf) {
+static void cuda_pack_halo(thr_backend *b, thr_field_mask mask, void *buf) {
   nvtx_range r("pack_halo");
-  thr_cuda_pack_halo(state(b), fields, buf);
+  thr_cuda_pack_halo(state(b), mask, buf);
 }
-static void cuda_unpack_halo(thr_backend *b, int fields, const void *buf) {
+static void cuda_unpack_halo(thr_backend *b, thr_field_mask mask, const void *buf) {
   nvtx_range r("unpack_halo");
-  thr_cuda_unpack_halo(state(b), fields, buf);
+  thr_cuda_unpack_halo(state(b), mask, buf);
 }
 
 /* Everything this backend allocated on the device (agents, scratch, grid,
  * world, staging). */
 static size_t cuda_memory_bytes(thr_backend *b) {
   cuda_state *s = state(b);
-  size_t per_agent = 0;
-  for (int f = 0; f < THR_F_COUNT; ++f) {
-    size_t elem;
-    thr_agents_field(&s->a, f, &elem);
-    per_agent += elem;
-  }
-  per_agent += 4 * sizeof(thr_vec2) + 3 * sizeof(int); /* p2, x2, vnew, scratch8; cell_of, order, slot */
-  return s->a.cap * per_agent + s->lr_rows * (THR_CUDA_LR_CAP + 1) * sizeof(int) + 3 * (s->ncell + 1) * sizeof(int) + s->obs_items * sizeof(int) +
-         s->scan_tmp_bytes + s->stage_cap + s->send_cap * sizeof(int);
+  return s->a.cap * thr_cuda_bytes_per_agent(s) + s->lr_rows * (THR_CUDA_LR_CAP + 1) * sizeof(int) +
+         3 * (s->ncell + 1) * sizeof(int) + s->obs_items * sizeof(int) + s->scan_tmp_bytes + s->stage_cap +
+         s->send_cap * sizeof(int);
 }
 
 static void cuda_destroy(thr_backend *b) {
@@ -239,7 +220,7 @@ static void cuda_destroy(thr_backend *b) {
     if (s->h_halo[k]) cudaFreeHost(s->h_halo[k]);
     if (s->d_halo[k]) cudaFree(s->d_halo[k]);
   }
-  if (s->part_list) cudaFree(s->part_list);
+  if (s->parts.list) cudaFree(s->parts.list);
   cudaStreamDestroy(s->stream);
   free(s);
   free(b);
@@ -255,13 +236,13 @@ static const thr_backend_ops cuda_ops = {
     .predict = cuda_predict,
     .sort_owned = cuda_sort_owned,
     .build_index = cuda_build_index,
-    .stability = cuda_stability,
-    .long_range = cuda_long_range,
-    .contact = cuda_contact,
-    .velocity = cuda_velocity,
-    .finalize = cuda_finalize,
+    .pass = cuda_pass,
     .measure = cuda_measure,
     .sync = cuda_sync,
+    .memory_bytes = cuda_memory_bytes,
+};
+
+static const thr_backend_comm_ops cuda_comm_ops = {
     .owned_cells = cuda_owned_cells,
     .select_outside = cuda_select_outside,
     .id_checksum = cuda_id_checksum,
@@ -275,7 +256,6 @@ static const thr_backend_ops cuda_ops = {
     .halo_buffer = cuda_halo_buffer,
     .pack_halo = cuda_pack_halo,
     .unpack_halo = cuda_unpack_halo,
-    .memory_bytes = cuda_memory_bytes,
 };
 
 extern "C" int thr_cuda_device_count(void) {
@@ -308,8 +288,16 @@ extern "C" thr_backend *thr_backend_cuda_create(int local_rank, char *err, size_
     return NULL;
   }
   s->device = device;
-  CUDA_CHECK(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+  s->self = b;
   b->ops = &cuda_ops;
+  b->comm = &cuda_comm_ops;
   b->impl = s;
+  thr_cuda_plan_scratch(s);
+  if (cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess) {
+    snprintf(err, errlen, "--backend cuda: cannot create a stream on GPU %d", device);
+    free(s);
+    free(b);
+    return NULL;
+  }
   return b;
 }

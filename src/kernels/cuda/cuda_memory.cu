@@ -1,34 +1,65 @@
-/* Device memory of the CUDA backend: agent arrays (grown on demand),
- * staging buffers, and the permutation of all agent fields. */
-#include <mpi.h>
+/* Device memory of the CUDA backend: agent arrays (every field of the field
+ * list, grown on demand), staging buffers, and moving fields by index. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cuda_state.cuh"
 
-void thr_cuda_fail(cudaError_t e, const char *what, const char *file, int line) {
-  fprintf(stderr, "throng: CUDA error %s at %s:%d (%s)\n", cudaGetErrorString(e), file, line, what);
-  MPI_Abort(MPI_COMM_WORLD, 1);
+void thr_cuda_fail(const cuda_state *s, cudaError_t e, const char *what, const char *file, int line) {
+  thr_backend_fail(s ? s->self : NULL, "CUDA error %s at %s:%d (%s)", cudaGetErrorString(e), file, line, what);
 }
 
-/* Per-agent scratch arrays besides the agent fields. */
+/* Where a field of `elem` bytes is gathered to before the arrays swap
+ * places: `slot` for 4-byte fields, else the scratch array of that size. */
+static void **scratch_for(cuda_state *s, size_t elem) {
+  if (elem == sizeof(int)) return (void **)&s->slot;
+  for (int k = 0; k < THR_CUDA_WIDE_SIZES; ++k)
+    if (!s->wide_elem[k] || s->wide_elem[k] == elem) {
+      s->wide_elem[k] = elem;
+      return &s->wide_scratch[k];
+    }
+  return NULL; /* more distinct field sizes than THR_CUDA_WIDE_SIZES: see agent_fields.h */
+}
+
+/* Per-agent arrays besides the agent fields: k < N_FIXED fixed ones, then
+ * one scratch array per distinct field size other than 4 bytes. */
+enum { N_FIXED = 5 };
 static void **scratch_ptr(cuda_state *s, int k, size_t *elem) {
   switch (k) {
     case 0: *elem = sizeof(thr_vec2); return (void **)&s->p2;
     case 1: *elem = sizeof(thr_vec2); return (void **)&s->x2;
-    case 2: *elem = sizeof(thr_vec2); return (void **)&s->vnew;
-    case 3: *elem = sizeof(thr_vec2); return (void **)&s->scratch8;
-    case 4: *elem = sizeof(int); return (void **)&s->cell_of;
-    case 5: *elem = sizeof(int); return (void **)&s->order;
-    default: *elem = sizeof(int); return (void **)&s->slot;
+    case 2: *elem = sizeof(int); return (void **)&s->cell_of;
+    case 3: *elem = sizeof(int); return (void **)&s->order;
+    case 4: *elem = sizeof(int); return (void **)&s->slot;
+    default: *elem = s->wide_elem[k - N_FIXED]; return &s->wide_scratch[k - N_FIXED];
   }
 }
-enum { N_SCRATCH = 7 };
+
+/* Scratch arrays for every field size (called once, at creation). */
+void thr_cuda_plan_scratch(cuda_state *s) {
+  for (int f = 0; f < THR_F_COUNT; ++f) scratch_for(s, thr_field_table[f].elem);
+  s->n_scratch = N_FIXED;
+  while (s->n_scratch - N_FIXED < THR_CUDA_WIDE_SIZES && s->wide_elem[s->n_scratch - N_FIXED]) s->n_scratch++;
+}
+
+size_t thr_cuda_bytes_per_agent(const cuda_state *s) {
+  size_t bytes = 0;
+  for (int f = 0; f < THR_F_COUNT; ++f) bytes += thr_field_table[f].elem;
+  for (int k = 0; k < s->n_scratch; ++k) {
+    size_t elem;
+    scratch_ptr((cuda_state *)s, k, &elem);
+    bytes += elem;
+  }
+  return bytes;
+}
 
 /* Grow a device array to `cap` elements keeping its first `keep`. */
-static int grow(void **ptr, size_t elem, size_t cap, size_t keep) {
+static int grow(cuda_state *s, void **ptr, size_t elem, size_t cap, size_t keep) {
   void *q = NULL;
-  if (cudaMalloc(&q, cap * elem) != cudaSuccess) return -1;
+  if (cudaMalloc(&q, cap * elem) != cudaSuccess) {
+    cudaGetLastError(); /* clear: the caller reports */
+    return -1;
+  }
   if (*ptr && keep) CUDA_CHECK(cudaMemcpy(q, *ptr, keep * elem, cudaMemcpyDeviceToDevice));
   if (*ptr) CUDA_CHECK(cudaFree(*ptr));
   *ptr = q;
@@ -43,20 +74,23 @@ int thr_cuda_reserve(cuda_state *s, size_t cap) {
   for (int f = 0; f < THR_F_COUNT; ++f) {
     size_t elem;
     void **ptr = thr_agents_field(&s->a, f, &elem);
-    if (grow(ptr, elem, want, s->a.n)) return -1;
+    if (grow(s, ptr, elem, want, s->a.n)) goto out_of_memory;
   }
-  for (int k = 0; k < N_SCRATCH; ++k) {
+  for (int k = 0; k < s->n_scratch; ++k) {
     size_t elem;
     void **ptr = scratch_ptr(s, k, &elem);
-    if (grow(ptr, elem, want, s->a.n)) return -1;
+    if (grow(s, ptr, elem, want, s->a.n)) goto out_of_memory;
   }
   s->a.cap = want;
   return 0;
+out_of_memory:
+  return thr_backend_error(s->self, "out of GPU memory for %zu agents (%zu bytes each)", want,
+                           thr_cuda_bytes_per_agent(s));
 }
 
 void thr_cuda_free_agents(cuda_state *s) {
   for (int f = 0; f < THR_F_COUNT; ++f) cudaFree(*thr_agents_field(&s->a, f, NULL));
-  for (int k = 0; k < N_SCRATCH; ++k) {
+  for (int k = 0; k < s->n_scratch; ++k) {
     size_t elem;
     cudaFree(*scratch_ptr(s, k, &elem));
   }
@@ -83,31 +117,45 @@ void *thr_cuda_host_stage(cuda_state *s, size_t bytes) {
   return s->h_stage;
 }
 
-__global__ void k_gather4(uint32_t *dst, const uint32_t *src, const int *perm, int n) {
+/* Element k of dst receives element idx[k] (or k without idx) of src; an
+ * element is `words` 32-bit words (all fields are, agent_fields.h). */
+__global__ void k_gather_u32(uint32_t *dst, const uint32_t *src, const int *idx, int n) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) dst[k] = src[perm[k]];
+  if (k < n) dst[k] = src[idx[k]];
+}
+__global__ void k_gather_u64(uint2 *dst, const uint2 *src, const int *idx, int n) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) dst[k] = src[idx[k]];
+}
+__global__ void k_gather_words(uint32_t *dst, const uint32_t *src, const int *idx, int n, int words) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  for (int w = 0; w < words; ++w) dst[(size_t)k * words + w] = src[(size_t)idx[k] * words + w];
 }
 
-__global__ void k_gather8(uint2 *dst, const uint2 *src, const int *perm, int n) {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) dst[k] = src[perm[k]];
+void thr_cuda_gather(cuda_state *s, void *dst, const void *src, const int *idx, size_t n, size_t elem) {
+  if (n == 0) return;
+  if (elem == 8)
+    k_gather_u64<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((uint2 *)dst, (const uint2 *)src, idx, (int)n);
+  else if (elem == 4)
+    k_gather_u32<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((uint32_t *)dst, (const uint32_t *)src, idx,
+                                                                   (int)n);
+  else
+    k_gather_words<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((uint32_t *)dst, (const uint32_t *)src, idx,
+                                                                     (int)n, (int)(elem / 4));
+  CUDA_LAUNCHED("gather");
 }
 
-/* Agents [0, n): new slot k receives old agent perm[k], every field. The
- * gathered array swaps places with a scratch array of the same size. */
+/* Agents [0, n): new slot k receives old agent perm[k], every STATE field.
+ * The gathered array swaps places with the scratch array of its size. */
 void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n) {
   if (n == 0) return;
   for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!thr_field_table[f].state) continue;
     size_t elem;
     void **ptr = thr_agents_field(&s->a, f, &elem);
-    void **tmp = elem == 8 ? (void **)&s->scratch8 : (void **)&s->slot;
-    if (elem == 8)
-      k_gather8<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((uint2 *)*tmp, (const uint2 *)*ptr, d_perm,
-                                                                  (int)n);
-    else
-      k_gather4<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((uint32_t *)*tmp, (const uint32_t *)*ptr,
-                                                                  d_perm, (int)n);
-    CUDA_LAUNCHED("gather");
+    void **tmp = scratch_for(s, elem);
+    thr_cuda_gather(s, *tmp, *ptr, d_perm, n, elem);
     void *t = *ptr;
     *ptr = *tmp;
     *tmp = t;

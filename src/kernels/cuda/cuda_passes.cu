@@ -15,57 +15,54 @@ __global__ void k_predict(const thr_ctx c, int n, thr_vec2 *p, const float *pref
   if (i < n) p[i] = thr_agent_predict(&c, c.x[i], c.v[i], pref_speed[i], goal_set[i], goal[i], flags[i]);
 }
 
-/* The agents of a pass part: thread t computes agent list[t] (or t). */
-typedef struct part_range {
-  const int *list;
-  int n;
-} part_range;
-#define PART_AGENT(r, t) ((r).list ? (r).list[t] : (t))
+/* Thread t of a pass computes agent THR_PART_AGENT(r, t) (pass_parts.h). */
 
-__global__ void k_stability(const thr_ctx c, part_range r, thr_vec2 *x_out, thr_vec2 *p_out) {
+__global__ void k_stability(const thr_ctx c, thr_part_range r, thr_vec2 *x_out, thr_vec2 *p_out) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
-  int i = PART_AGENT(r, t);
+  int i = (int)THR_PART_AGENT(r, t);
   thr_vec2 dx = thr_agent_stability(&c, i);
   x_out[i] = v2_add(c.x[i], dx);
   p_out[i] = v2_add(c.p[i], dx);
 }
 
-__global__ void k_lr_list(const thr_ctx c, part_range r, int *list, int rows, int *count) {
+/* Any SOLVER pass of the pass table: one instance per kind. */
+template <int KIND>
+__global__ void k_solver(const thr_ctx c, thr_part_range r, thr_vec2 *p_out) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
-  int i = PART_AGENT(r, t);
+  int i = (int)THR_PART_AGENT(r, t);
+  p_out[i] = thr_pass_solver_agent(KIND, &c, i);
+}
+
+__global__ void k_lr_list(const thr_ctx c, thr_part_range r, int *list, int rows, int *count) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = (int)THR_PART_AGENT(r, t);
   count[i] = thr_agent_lr_list(&c, i, list + i, rows, THR_CUDA_LR_CAP);
 }
 
-__global__ void k_long_range_list(const thr_ctx c, part_range r, const int *list, int rows, const int *count,
+__global__ void k_long_range_list(const thr_ctx c, thr_part_range r, const int *list, int rows, const int *count,
                                   thr_vec2 *p_out) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
-  int i = PART_AGENT(r, t);
+  int i = (int)THR_PART_AGENT(r, t);
   p_out[i] = thr_agent_long_range_list(&c, i, list + i, rows, count[i], THR_CUDA_LR_CAP);
 }
 
-__global__ void k_contact(const thr_ctx c, part_range r, thr_vec2 *p_out) {
+__global__ void k_velocity(const thr_ctx c, thr_part_range r, thr_vec2 *vnew) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
-  int i = PART_AGENT(r, t);
-  p_out[i] = thr_agent_contact(&c, i);
-}
-
-__global__ void k_velocity(const thr_ctx c, part_range r, thr_vec2 *vnew) {
-  int t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= r.n) return;
-  int i = PART_AGENT(r, t);
+  int i = (int)THR_PART_AGENT(r, t);
   vnew[i] = thr_agent_velocity(&c, i);
 }
 
 /* c.v holds the un-smoothed new velocities; v the previous ones. */
-__global__ void k_finalize(const thr_ctx c, part_range r, thr_vec2 *v, thr_vec2 *x, const int32_t *goal_set,
+__global__ void k_finalize(const thr_ctx c, thr_part_range r, thr_vec2 *v, thr_vec2 *x, const int32_t *goal_set,
                            const thr_vec2 *goal, uint32_t *flags) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
-  int i = PART_AGENT(r, t);
+  int i = (int)THR_PART_AGENT(r, t);
   v[i] = thr_agent_xsph_clamp(&c, i, v[i]);
   thr_vec2 xi = c.p[i];
   x[i] = xi;
@@ -128,41 +125,10 @@ void thr_cuda_predict(cuda_state *s) {
   CUDA_LAUNCHED("predict");
 }
 
-static void swap_vec(thr_vec2 **a, thr_vec2 **b) {
-  thr_vec2 *t = *a;
-  *a = *b;
-  *b = t;
-}
-
-/* The owned agents of a part (cuda_state.part_list: interior, then
- * boundary); without a split, BOUNDARY is every agent and INTERIOR none. */
-static part_range part_of(const cuda_state *s, int part) {
-  part_range r = {NULL, (int)s->a.n_owned};
-  if (!s->parts_valid) {
-    if (part == THR_PART_INTERIOR) r.n = 0;
-  } else if (part == THR_PART_INTERIOR) {
-    r = (part_range){s->part_list, (int)s->n_interior};
-  } else if (part == THR_PART_BOUNDARY) {
-    r = (part_range){s->part_list + s->n_interior, (int)(s->a.n_owned - s->n_interior)};
-  }
-  return r;
-}
-
-void thr_cuda_stability(cuda_state *s, int part) {
-  part_range r = part_of(s, part);
-  if (r.n) {
-    k_stability<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->x2, s->p2);
-    CUDA_LAUNCHED("stability");
-  }
-  if (part == THR_PART_INTERIOR) return;
-  swap_vec(&s->a.x, &s->x2);
-  swap_vec(&s->a.p, &s->p2);
-}
-
 /* The step's long-range neighbour lists, built at the first long-range pass
  * of each part (x^n is fixed from then on; boundary agents read ghosts,
  * which have arrived by their part). */
-static void build_lr_lists(cuda_state *s, int part, part_range r) {
+static void build_lr_lists(cuda_state *s, int part, thr_part_range r) {
   size_t n = s->a.n_owned;
   if (n > s->lr_rows) {
     CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -180,41 +146,57 @@ static void build_lr_lists(cuda_state *s, int part, part_range r) {
   s->lr_valid |= 1 << part;
 }
 
-void thr_cuda_long_range(cuda_state *s, int part) {
-  part_range r = part_of(s, part);
-  if (!(s->lr_valid & (1 << part))) build_lr_lists(s, part, r);
-  if (r.n) {
-    k_long_range_list<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->lr_list,
-                                                                          (int)s->lr_rows, s->lr_count, s->p2);
+/* A SOLVER pass. The long-range group reads per-step neighbour lists (the
+ * same neighbours in the same order as the grid scan, so the same bits). */
+static void solver_pass(cuda_state *s, int kind, thr_part_range r, int part) {
+  if (kind == THR_PASS_LONG_RANGE) {
+    if (!(s->lr_valid & (1 << part))) build_lr_lists(s, part, r);
+    if (r.n)
+      k_long_range_list<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->lr_list,
+                                                                            (int)s->lr_rows, s->lr_count, s->p2);
     CUDA_LAUNCHED("long_range");
+    return;
   }
-  if (part != THR_PART_INTERIOR) swap_vec(&s->a.p, &s->p2);
-}
-
-void thr_cuda_contact(cuda_state *s, int part) {
-  part_range r = part_of(s, part);
-  if (r.n) {
-    k_contact<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->p2);
-    CUDA_LAUNCHED("contact");
+  if (!r.n) return;
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, on, fwd)                                                       \
+  THR_IF_SOLVER_##stage(case THR_PASS_##NAME                                                         \
+                        : k_solver<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
+                              thr_cuda_ctx(s), r, s->p2);                                            \
+                        break;)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      thr_backend_fail(s->self, "pass %d is not a solver pass", kind);
   }
-  if (part != THR_PART_INTERIOR) swap_vec(&s->a.p, &s->p2);
+  CUDA_LAUNCHED(thr_pass_label(kind));
 }
 
-void thr_cuda_velocity(cuda_state *s, int part) {
-  part_range r = part_of(s, part);
-  if (!r.n) return;
-  k_velocity<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->vnew);
-  CUDA_LAUNCHED("velocity");
-}
-
-void thr_cuda_finalize(cuda_state *s, int part) {
-  part_range r = part_of(s, part);
-  if (!r.n) return;
-  thr_ctx c = thr_cuda_ctx(s);
-  c.v = s->vnew;
-  k_finalize<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(c, r, s->a.v, s->a.x, s->a.goal_set, s->a.goal,
-                                                                 s->a.flags);
-  CUDA_LAUNCHED("finalize");
+void thr_cuda_pass(cuda_state *s, int kind, int part) {
+  thr_part_range r = thr_parts_select(&s->parts, s->a.n_owned, part);
+  switch (thr_pass_stage(kind)) {
+    case THR_STAGE_STABILITY:
+      if (r.n) k_stability<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->x2, s->p2);
+      break;
+    case THR_STAGE_SOLVER:
+      solver_pass(s, kind, r, part);
+      break;
+    case THR_STAGE_VELOCITY:
+      if (r.n) k_velocity<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->a.vnew);
+      break;
+    case THR_STAGE_FINAL:
+      if (r.n) {
+        thr_ctx c = thr_cuda_ctx(s);
+        c.v = s->a.vnew;
+        k_finalize<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(c, r, s->a.v, s->a.x, s->a.goal_set,
+                                                                       s->a.goal, s->a.flags);
+      }
+      break;
+    default:
+      thr_backend_fail(s->self, "unknown pass %d", kind);
+  }
+  CUDA_LAUNCHED(thr_pass_label(kind));
+  thr_pass_commit(&s->a, &s->x2, &s->p2, kind, part);
 }
 
 /* Interior agents (cell inside `interior`) first, then boundary agents,
@@ -234,13 +216,13 @@ __global__ void k_split_parts(int n, int n_interior, const int *flag, const int 
 
 int thr_cuda_set_interior(cuda_state *s, thr_window interior) {
   size_t n = s->a.n_owned;
-  if (n > s->part_cap) {
+  if (n > s->parts.cap) {
     CUDA_CHECK(cudaStreamSynchronize(s->stream));
-    if (s->part_list) CUDA_CHECK(cudaFree(s->part_list));
-    s->part_cap = s->a.cap > n ? s->a.cap : n;
-    CUDA_CHECK(cudaMalloc(&s->part_list, s->part_cap * sizeof(int)));
+    if (s->parts.list) CUDA_CHECK(cudaFree(s->parts.list));
+    s->parts.cap = s->a.cap > n ? s->a.cap : n;
+    CUDA_CHECK(cudaMalloc(&s->parts.list, s->parts.cap * sizeof(int)));
   }
-  s->n_interior = 0;
+  s->parts.n_interior = 0;
   if (n) {
     size_t al = (n * sizeof(int) + 255) & ~(size_t)255;
     char *st = (char *)thr_cuda_stage(s, 2 * al);
@@ -252,12 +234,12 @@ int thr_cuda_set_interior(cuda_state *s, thr_window interior) {
     CUDA_CHECK(cudaMemcpyAsync(&last_pos, pos + n - 1, sizeof(int), cudaMemcpyDeviceToHost, s->stream));
     CUDA_CHECK(cudaMemcpyAsync(&last_flag, flag + n - 1, sizeof(int), cudaMemcpyDeviceToHost, s->stream));
     CUDA_CHECK(cudaStreamSynchronize(s->stream));
-    s->n_interior = (size_t)(last_pos + last_flag);
-    k_split_parts<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, (int)s->n_interior, flag, pos,
-                                                                    s->part_list);
+    s->parts.n_interior = (size_t)(last_pos + last_flag);
+    k_split_parts<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, (int)s->parts.n_interior, flag, pos,
+                                                                    s->parts.list);
     CUDA_LAUNCHED("split_parts");
   }
-  s->parts_valid = 1;
+  s->parts.valid = 1;
   return 0;
 }
 

@@ -9,24 +9,28 @@
 #include <stdint.h>
 
 extern "C" {
-#include "kernels/backend.h"
+#include "kernels/backend_comm.h"
 #include "kernels/context.h"
-#include "kernels/passes.h"
+#include "kernels/pass_parts.h"
 }
 
-/* Abort the run on a CUDA failure (a runtime failure, never bad input). */
-void thr_cuda_fail(cudaError_t e, const char *what, const char *file, int line);
-#define CUDA_CHECK(call)                                                  \
-  do {                                                                    \
-    cudaError_t e_ = (call);                                              \
-    if (e_ != cudaSuccess) thr_cuda_fail(e_, #call, __FILE__, __LINE__);  \
+struct cuda_state;
+/* A CUDA failure (a runtime failure, never bad input) goes to the driver's
+ * handler (thr_backend_fail), which reports it and aborts the run. */
+void thr_cuda_fail(const struct cuda_state *s, cudaError_t e, const char *what, const char *file, int line);
+/* Both expect the backend state `s` in scope. */
+#define CUDA_CHECK(call)                                                     \
+  do {                                                                       \
+    cudaError_t e_ = (call);                                                 \
+    if (e_ != cudaSuccess) thr_cuda_fail(s, e_, #call, __FILE__, __LINE__);  \
   } while (0)
 #define CUDA_LAUNCHED(what) CUDA_CHECK(cudaGetLastError())
 
-enum { THR_CUDA_BLOCK = 256, THR_CUDA_LR_CAP = 48 };
+enum { THR_CUDA_BLOCK = 256, THR_CUDA_LR_CAP = 48, THR_CUDA_WIDE_SIZES = 4 };
 static inline unsigned thr_blocks(size_t n) { return (unsigned)((n + THR_CUDA_BLOCK - 1) / THR_CUDA_BLOCK); }
 
 typedef struct cuda_state {
+  thr_backend *self; /* for errors */
   int device;
   cudaStream_t stream;
   thr_ctx base; /* parameters, window geometry, rings; device obstacles and goals */
@@ -49,8 +53,12 @@ typedef struct cuda_state {
 
   /* agents: device pointers laid out like thr_agents (same field table) */
   thr_agents a; /* a.n, a.n_owned, a.cap describe the device arrays */
-  thr_vec2 *p2, *x2, *vnew, *scratch8;
+  thr_vec2 *p2, *x2; /* the second buffers of x* and x^n (thr_pass_commit) */
   int *cell_of, *order, *slot;
+  /* permutation scratch for fields wider than 4 bytes, one per size */
+  void *wide_scratch[THR_CUDA_WIDE_SIZES];
+  size_t wide_elem[THR_CUDA_WIDE_SIZES];
+  int n_scratch; /* per-agent arrays besides the fields (cuda_memory.cu) */
   int order_is_identity; /* owned sorted, no ghosts: order[k] == k */
 
   /* long-range neighbour lists, built at the first long-range pass of a
@@ -59,10 +67,7 @@ typedef struct cuda_state {
   size_t lr_rows;
   int lr_valid; /* bit (1 << part): lists built for that part this step */
 
-  /* pass parts (set_interior): interior agents, then boundary agents */
-  int *part_list;
-  size_t part_cap, n_interior;
-  int parts_valid;
+  thr_parts parts; /* interior, then boundary agents (set_interior); device list */
 
   int device_halo; /* halo buffers in device memory (CUDA-aware MPI) */
   void *d_halo[2];
@@ -83,11 +88,15 @@ typedef struct cuda_state {
 } cuda_state;
 
 /* Memory (cuda_memory.cu) */
-int thr_cuda_reserve(cuda_state *s, size_t cap);
+int thr_cuda_reserve(cuda_state *s, size_t cap); /* -1: out of device memory (message in b->error) */
 void thr_cuda_free_agents(cuda_state *s);
 void *thr_cuda_stage(cuda_state *s, size_t bytes);
 void *thr_cuda_host_stage(cuda_state *s, size_t bytes);
 void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n);
+/* dst[k] = src[idx[k]] for k < n, elements of `elem` bytes (a multiple of 4) */
+void thr_cuda_gather(cuda_state *s, void *dst, const void *src, const int *idx, size_t n, size_t elem);
+void thr_cuda_plan_scratch(cuda_state *s);
+size_t thr_cuda_bytes_per_agent(const cuda_state *s);
 
 /* Grid (cuda_grid.cu) */
 void thr_cuda_assign_cells(cuda_state *s, size_t from, size_t to);
@@ -96,11 +105,7 @@ void thr_cuda_cell_sort(cuda_state *s, size_t n);
 /* Passes (cuda_passes.cu) */
 thr_ctx thr_cuda_ctx(const cuda_state *s);
 void thr_cuda_predict(cuda_state *s);
-void thr_cuda_stability(cuda_state *s, int part);
-void thr_cuda_long_range(cuda_state *s, int part);
-void thr_cuda_contact(cuda_state *s, int part);
-void thr_cuda_velocity(cuda_state *s, int part);
-void thr_cuda_finalize(cuda_state *s, int part);
+void thr_cuda_pass(cuda_state *s, int kind, int part);
 int thr_cuda_set_interior(cuda_state *s, thr_window interior);
 void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out);
 
@@ -117,7 +122,7 @@ int thr_cuda_append_owned(cuda_state *s, const thr_agent_rec *recs, size_t n);
 int thr_cuda_pack_ghosts(cuda_state *s, const int *idx, size_t n, thr_ghost_rec *out);
 int thr_cuda_set_ghosts(cuda_state *s, const thr_ghost_rec *g, size_t n);
 int thr_cuda_set_halo_send(cuda_state *s, const int *idx, size_t n);
-void thr_cuda_pack_halo(cuda_state *s, int fields, void *buf);
-void thr_cuda_unpack_halo(cuda_state *s, int fields, const void *buf);
+void thr_cuda_pack_halo(cuda_state *s, thr_field_mask mask, void *buf);
+void thr_cuda_unpack_halo(cuda_state *s, thr_field_mask mask, const void *buf);
 
 #endif

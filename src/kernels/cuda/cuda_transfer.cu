@@ -9,6 +9,7 @@ int thr_cuda_upload_owned(cuda_state *s, const thr_agents *owned) {
   size_t n = owned->n_owned;
   if (thr_cuda_reserve(s, n ? n : 1)) return -1;
   for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!thr_field_table[f].state) continue;
     size_t elem;
     void *d = *thr_agents_field(&s->a, f, &elem);
     const void *h = *thr_agents_field((thr_agents *)owned, f, NULL);
@@ -21,9 +22,10 @@ int thr_cuda_upload_owned(cuda_state *s, const thr_agents *owned) {
 
 int thr_cuda_download_owned(cuda_state *s, thr_agents *owned) {
   size_t n = s->a.n_owned;
-  if (thr_agents_reserve(owned, n ? n : 1)) return -1;
+  if (thr_agents_reserve(owned, n ? n : 1)) return thr_backend_error(s->self, "out of host memory for %zu agents", n);
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
   for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!thr_field_table[f].state) continue;
     size_t elem;
     const void *d = *thr_agents_field(&s->a, f, &elem);
     void *h = *thr_agents_field(owned, f, NULL);
@@ -60,57 +62,16 @@ int thr_cuda_owned_cells(cuda_state *s, int32_t *cells) {
   return 0;
 }
 
-/* Device view of the agent fields, for record packing kernels. */
-typedef struct dev_fields {
-  uint32_t *id;
-  thr_vec2 *x, *p, *v;
-  float *radius, *inv_mass, *pref_speed;
-  thr_vec2 *goal;
-  int32_t *goal_set, *group;
-  uint32_t *flags;
-} dev_fields;
-
-static dev_fields fields_of(const cuda_state *s) {
-  dev_fields f = {s->a.id,     s->a.x,          s->a.p,    s->a.v,        s->a.radius, s->a.inv_mass,
-                  s->a.pref_speed, s->a.goal, s->a.goal_set, s->a.group, s->a.flags};
-  return f;
+/* Records of the field list (base/agents.h), packed and unpacked on the
+ * device with the same load/store functions the CPU backend uses. */
+__global__ void k_pack_recs(int n, const int *idx, thr_agents a, thr_agent_rec *out) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k < n) thr_agent_load(&a, (size_t)idx[k], &out[k]);
 }
 
-__global__ void k_pack_recs(int n, const int *idx, dev_fields f, thr_agent_rec *out) {
+__global__ void k_unpack_recs(int n, int first, const thr_agent_rec *in, thr_agents a) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  int i = idx[k];
-  thr_agent_rec r;
-  r.id = f.id[i];
-  r.x = f.x[i];
-  r.p = f.p[i];
-  r.v = f.v[i];
-  r.radius = f.radius[i];
-  r.inv_mass = f.inv_mass[i];
-  r.pref_speed = f.pref_speed[i];
-  r.goal = f.goal[i];
-  r.goal_set = f.goal_set[i];
-  r.group = f.group[i];
-  r.flags = f.flags[i];
-  out[k] = r;
-}
-
-__global__ void k_unpack_recs(int n, int first, const thr_agent_rec *in, dev_fields f) {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  int i = first + k;
-  thr_agent_rec r = in[k];
-  f.id[i] = r.id;
-  f.x[i] = r.x;
-  f.p[i] = r.p;
-  f.v[i] = r.v;
-  f.radius[i] = r.radius;
-  f.inv_mass[i] = r.inv_mass;
-  f.pref_speed[i] = r.pref_speed;
-  f.goal[i] = r.goal;
-  f.goal_set[i] = r.goal_set;
-  f.group[i] = r.group;
-  f.flags[i] = r.flags;
+  if (k < n) thr_agent_store(&a, (size_t)(first + k), &in[k]);
 }
 
 __global__ void k_fill_int(int n, int *a, int value) {
@@ -145,12 +106,12 @@ int thr_cuda_extract_owned(cuda_state *s, const int *idx, size_t n, thr_agent_re
   size_t owned = s->a.n_owned;
   s->a.n = owned; /* ghosts dropped */
   s->order_is_identity = 0;
-  s->parts_valid = 0;
+  s->parts.valid = 0;
   if (!n) return 0;
   void *rest;
   int *d_idx = upload_idx(s, idx, n, n * sizeof(thr_agent_rec), &rest);
   thr_agent_rec *d_recs = (thr_agent_rec *)rest;
-  k_pack_recs<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, d_idx, fields_of(s), d_recs);
+  k_pack_recs<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, d_idx, s->a, d_recs);
   CUDA_LAUNCHED("pack_recs");
   CUDA_CHECK(cudaMemcpyAsync(recs, d_recs, n * sizeof(thr_agent_rec), cudaMemcpyDeviceToHost, s->stream));
   /* keep the others, in order: flags in cell_of, their exclusive scan in
@@ -172,50 +133,33 @@ int thr_cuda_append_owned(cuda_state *s, const thr_agent_rec *recs, size_t n) {
   size_t owned = s->a.n_owned;
   s->a.n = owned;
   s->order_is_identity = 0;
-  s->parts_valid = 0;
+  s->parts.valid = 0;
   if (!n) return 0;
-  if (thr_cuda_reserve(s, owned + n)) return -1;
+  if (thr_cuda_reserve(s, owned + n)) return -1; /* message in b->error */
   thr_agent_rec *d = (thr_agent_rec *)thr_cuda_stage(s, n * sizeof(thr_agent_rec));
   CUDA_CHECK(cudaMemcpyAsync(d, recs, n * sizeof(thr_agent_rec), cudaMemcpyHostToDevice, s->stream));
-  k_unpack_recs<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, (int)owned, d, fields_of(s));
+  k_unpack_recs<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, (int)owned, d, s->a);
   CUDA_LAUNCHED("unpack_recs");
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
   s->a.n = s->a.n_owned = owned + n;
   return 0;
 }
 
-__global__ void k_pack_ghosts(int n, const int *idx, dev_fields f, thr_ghost_rec *out) {
+__global__ void k_pack_ghosts(int n, const int *idx, thr_agents a, thr_ghost_rec *out) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  int i = idx[k];
-  thr_ghost_rec g;
-  g.id = f.id[i];
-  g.radius = f.radius[i];
-  g.inv_mass = f.inv_mass[i];
-  g.x = f.x[i];
-  g.p = f.p[i];
-  g.v = f.v[i];
-  out[k] = g;
+  if (k < n) thr_ghost_load(&a, (size_t)idx[k], &out[k]);
 }
 
-__global__ void k_unpack_ghosts(int n, int first, const thr_ghost_rec *in, dev_fields f) {
+__global__ void k_unpack_ghosts(int n, int first, const thr_ghost_rec *in, thr_agents a) {
   int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= n) return;
-  int i = first + k;
-  thr_ghost_rec g = in[k];
-  f.id[i] = g.id;
-  f.radius[i] = g.radius;
-  f.inv_mass[i] = g.inv_mass;
-  f.x[i] = g.x;
-  f.p[i] = g.p;
-  f.v[i] = g.v;
+  if (k < n) thr_ghost_store(&a, (size_t)(first + k), &in[k]);
 }
 
 int thr_cuda_pack_ghosts(cuda_state *s, const int *idx, size_t n, thr_ghost_rec *out) {
   if (!n) return 0;
   void *rest;
   int *d_idx = upload_idx(s, idx, n, n * sizeof(thr_ghost_rec), &rest);
-  k_pack_ghosts<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, d_idx, fields_of(s), (thr_ghost_rec *)rest);
+  k_pack_ghosts<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, d_idx, s->a, (thr_ghost_rec *)rest);
   CUDA_LAUNCHED("pack_ghosts");
   CUDA_CHECK(cudaMemcpyAsync(out, rest, n * sizeof(thr_ghost_rec), cudaMemcpyDeviceToHost, s->stream));
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -230,7 +174,7 @@ int thr_cuda_set_ghosts(cuda_state *s, const thr_ghost_rec *g, size_t n) {
   if (!n) return 0;
   thr_ghost_rec *d = (thr_ghost_rec *)thr_cuda_stage(s, n * sizeof(thr_ghost_rec));
   CUDA_CHECK(cudaMemcpyAsync(d, g, n * sizeof(thr_ghost_rec), cudaMemcpyHostToDevice, s->stream));
-  k_unpack_ghosts<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, (int)owned, d, fields_of(s));
+  k_unpack_ghosts<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, (int)owned, d, s->a);
   CUDA_LAUNCHED("unpack_ghosts");
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
   return 0;
@@ -247,48 +191,40 @@ int thr_cuda_set_halo_send(cuda_state *s, const int *idx, size_t n) {
   return 0;
 }
 
-/* Halo fields in THR_HALO_* bit order. */
-static int halo_fields(cuda_state *s, int fields, thr_vec2 **arrays) {
-  int k = 0;
-  if (fields & THR_HALO_X) arrays[k++] = s->a.x;
-  if (fields & THR_HALO_P) arrays[k++] = s->a.p;
-  if (fields & THR_HALO_VNEW) arrays[k++] = s->vnew;
-  return k;
-}
-
-__global__ void k_gather_vec(int n, const int *idx, const thr_vec2 *src, thr_vec2 *dst) {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) dst[k] = src[idx[k]];
-}
-
-void thr_cuda_pack_halo(cuda_state *s, int fields, void *buf) {
-  thr_vec2 *arrays[3];
-  int nf = halo_fields(s, fields, arrays);
-  size_t n = s->n_send;
-  if (!n || !nf) return;
+/* Halo buffers hold the fields of the mask one after the other (field
+ * order), each as an array over the agents (backend_comm.h). */
+void thr_cuda_pack_halo(cuda_state *s, thr_field_mask mask, void *buf) {
+  size_t n = s->n_send, bytes = thr_fields_bytes(mask) * n;
+  if (!n || !bytes) return;
   /* device mode: gather straight into the (device) message buffer */
-  thr_vec2 *d = s->device_halo ? (thr_vec2 *)buf : (thr_vec2 *)thr_cuda_stage(s, (size_t)nf * n * sizeof(thr_vec2));
-  for (int k = 0; k < nf; ++k) {
-    k_gather_vec<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, s->d_send_idx, arrays[k], d + k * n);
-    CUDA_LAUNCHED("pack_halo");
+  char *d = s->device_halo ? (char *)buf : (char *)thr_cuda_stage(s, bytes);
+  char *out = d;
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!(mask & ((thr_field_mask)1 << f))) continue;
+    size_t elem;
+    void *src = *thr_agents_field(&s->a, f, &elem);
+    thr_cuda_gather(s, out, src, s->d_send_idx, n, elem);
+    out += n * elem;
   }
-  if (!s->device_halo)
-    CUDA_CHECK(cudaMemcpyAsync(buf, d, (size_t)nf * n * sizeof(thr_vec2), cudaMemcpyDeviceToHost, s->stream));
+  if (!s->device_halo) CUDA_CHECK(cudaMemcpyAsync(buf, d, bytes, cudaMemcpyDeviceToHost, s->stream));
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
 }
 
-void thr_cuda_unpack_halo(cuda_state *s, int fields, const void *buf) {
-  thr_vec2 *arrays[3];
-  int nf = halo_fields(s, fields, arrays);
+void thr_cuda_unpack_halo(cuda_state *s, thr_field_mask mask, const void *buf) {
   size_t owned = s->a.n_owned, n = s->a.n - owned;
   if (!n) return;
-  const thr_vec2 *h = (const thr_vec2 *)buf;
+  const char *in = (const char *)buf;
   /* asynchronous: later kernels on the stream wait for the copies, and the
    * next pack_halo synchronises the stream before the decomposition reuses
    * the (page-locked) buffer */
-  for (int k = 0; k < nf; ++k)
-    CUDA_CHECK(cudaMemcpyAsync(arrays[k] + owned, h + k * n, n * sizeof(thr_vec2),
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!(mask & ((thr_field_mask)1 << f))) continue;
+    size_t elem;
+    char *dst = *(char **)thr_agents_field(&s->a, f, &elem);
+    CUDA_CHECK(cudaMemcpyAsync(dst + owned * elem, in, n * elem,
                                s->device_halo ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice, s->stream));
+    in += n * elem;
+  }
 }
 
 /* ---- selections for the decomposition ------------------------------------- */

@@ -1,0 +1,47 @@
+/* Every per-agent field of throng, declared once.
+ *
+ * THR_AGENT_FIELDS(FIELD) calls FIELD(NAME, member, type, life, ghost, meaning) for
+ * each field. From this one list come the host store (base/agents.h), the
+ * CUDA store (the same struct holding device pointers), the full record that
+ * migration and output carry, the ghost record, the load/store functions both
+ * backends pack and unpack with, and the field masks of halo forwarding.
+ *
+ *   life   STATE: part of an agent's state: created by populate, kept in
+ *                 canonical order by the sort, carried whole by migration,
+ *                 output and (later) checkpoints.
+ *          STEP:  scratch valid within one step only (written by one pass,
+ *                 read by a later one): stored for owned agents and ghosts,
+ *                 forwarded to ghosts when a pass says so, never migrated.
+ *   ghost  GHOST: part of the ghost record, copied to other ranks' ghosts at
+ *                 the ghost exchange (everything a neighbour loop reads of
+ *                 another agent); OWNED: not copied then. A STEP field
+ *                 reaches ghosts only when a pass forwards it.
+ *
+ * Adding a field is one line here (plus the code that gives it meaning).
+ * Types must be 4 or 8 bytes wide (or a multiple of 4): the CUDA backend
+ * moves fields as 32-bit words. */
+#ifndef THRONG_AGENT_FIELDS_H
+#define THRONG_AGENT_FIELDS_H
+
+#define THR_AGENT_FIELDS(FIELD)                                                                           \
+  FIELD(ID, id, uint32_t, STATE, GHOST, "global id, unique over the whole simulation")                   \
+  FIELD(X, x, thr_vec2, STATE, GHOST, "position x^n at the start of the step [m]")                       \
+  FIELD(P, p, thr_vec2, STATE, GHOST, "predicted position x* (the solver's iterate) [m]")                \
+  FIELD(V, v, thr_vec2, STATE, GHOST, "velocity [m/s]")                                                  \
+  FIELD(RADIUS, radius, float, STATE, GHOST, "disk radius [m]")                                          \
+  FIELD(INV_MASS, inv_mass, float, STATE, GHOST, "1 / mass")                                             \
+  FIELD(PREF_SPEED, pref_speed, float, STATE, OWNED, "preferred walking speed [m/s]")                    \
+  FIELD(GOAL, goal, thr_vec2, STATE, OWNED, "personal goal point (goal_set == THR_GOALSET_PERSONAL)")    \
+  FIELD(GOAL_SET, goal_set, int32_t, STATE, OWNED, "goal set index, or THR_GOALSET_PERSONAL / _NONE")    \
+  FIELD(GROUP, group, int32_t, STATE, OWNED, "group number from the scenario")                           \
+  FIELD(FLAGS, flags, uint32_t, STATE, OWNED, "THR_FLAG_* bits")                                         \
+  FIELD(VNEW, vnew, thr_vec2, STEP, OWNED, "velocity (x* - x)/dt before XSPH (velocity pass -> finalize)")
+
+/* Selectors for the life and ghost columns: THR_IF_<column>_<value>(code)
+ * expands to code or to nothing. */
+#define THR_IF_STATE_STATE(code) code
+#define THR_IF_STATE_STEP(code)
+#define THR_IF_GHOSTREC_GHOST(code) code
+#define THR_IF_GHOSTREC_OWNED(code)
+
+#endif

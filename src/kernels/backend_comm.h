@@ -1,0 +1,62 @@
+/* What the domain decomposition (src/decomp/, and only it) asks of a
+ * backend: which owned agents lie where, and moving agents and their fields
+ * in and out of the backend's memory in the order of a communication plan.
+ * Every buffer here is host memory unless said otherwise; only these few
+ * agents cross between a GPU and the host. */
+#ifndef THRONG_BACKEND_COMM_H
+#define THRONG_BACKEND_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+typedef struct thr_backend_comm_ops {
+  /* Global cell coordinates (gx, gy) of every owned agent's x*, into
+   * cells[2*i], cells[2*i+1] (2*n_owned entries). */
+  int (*owned_cells)(thr_backend *b, int32_t *cells);
+  /* Owned agents whose global cell (from x*) lies outside `skip`, in
+   * storage order: their indices, cells (gx, gy pairs) and a bit mask
+   * telling for each of the nbox (at most 64) boxes whether the cell lies in
+   * it. The arrays must hold n_owned entries (mask may be NULL when nbox is
+   * 0). Returns how many. */
+  size_t (*select_outside)(thr_backend *b, thr_window skip, const thr_window *boxes, int nbox, int *idx,
+                           int32_t *cells, uint64_t *mask);
+  /* Sum and sum of squares of the owned agents' ids (conservation check). */
+  void (*id_checksum)(thr_backend *b, uint64_t *sum, uint64_t *sq);
+
+  /* Migration. Remove the owned agents idx[0..n) (ascending) and write
+   * their records to recs[0..n) in that order; ghosts are dropped. */
+  int (*extract_owned)(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs);
+  /* Append owned agents (ghosts are dropped). */
+  int (*append_owned)(thr_backend *b, const thr_agent_rec *recs, size_t n);
+
+  /* Ghost exchange. Ghost records of owned agents idx[0..n) into out. */
+  int (*pack_ghosts)(thr_backend *b, const int *idx, size_t n, thr_ghost_rec *out);
+  /* Replace the ghosts by g[0..n) (stored after the owned agents, in order). */
+  int (*set_ghosts)(thr_backend *b, const thr_ghost_rec *g, size_t n);
+  /* This step's halo plan: owned agents idx[0..n) are sent, in that order,
+   * whenever fields are forwarded. */
+  int (*set_halo_send)(thr_backend *b, const int *idx, size_t n);
+  /* Split the owned agents into interior (cells inside `interior`) and
+   * boundary ones for the THR_PART_* passes of this step. */
+  int (*set_interior)(thr_backend *b, thr_window interior);
+
+  /* Halo forwarding. Ask for message buffers in device memory (on = 1), to
+   * hand to a CUDA-aware MPI; returns whether they are. */
+  int (*halo_device_mode)(thr_backend *b, int on);
+  /* A buffer of at least `bytes` owned by the backend (which = 0: send, 1:
+   * receive): host memory (page-locked for the CUDA backend), or device
+   * memory in device mode. Valid until the next call with the same `which`;
+   * NULL when out of memory. */
+  void *(*halo_buffer)(thr_backend *b, int which, size_t bytes);
+  /* The fields of `mask` (in field order, each an array of n_send
+   * elements) of the send list, into buf; returns when buf is ready. */
+  void (*pack_halo)(thr_backend *b, thr_field_mask mask, void *buf);
+  /* The same layout, over all ghosts in ghost order, from buf. May return
+   * before the copy is done: passes queued after it see the data, and the
+   * next pack_halo waits for it. */
+  void (*unpack_halo)(thr_backend *b, thr_field_mask mask, const void *buf);
+} thr_backend_comm_ops;
+
+#endif

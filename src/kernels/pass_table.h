@@ -1,0 +1,105 @@
+/* The passes of a time step, declared once (Algorithm 1, lines 9-27).
+ *
+ * THR_PASSES(PASS) calls PASS(NAME, label, stage, agent_fn, enabled, forwards) for
+ * each pass, in the order the step runs them:
+ *   label     name in timings and profiles
+ *   stage     STABILITY: contact on x^n, moves x^n and x* (agent_fn returns
+ *                        the correction);
+ *             SOLVER:    one constraint group of a solver iteration, Jacobi
+ *                        on x* (agent_fn returns the new x*_i); every SOLVER
+ *                        pass runs once per solver iteration, in list order;
+ *             VELOCITY:  v = (x* - x)/dt into vnew;
+ *             FINAL:     XSPH, clamps, x = x*, goal flags.
+ *   enabled   an expression of `prm` (const thr_params *): does the pass run?
+ *   forwards  an expression of `prm`: the fields (THR_FIELD_BIT) whose new
+ *             values ghosts on other ranks need after this pass.
+ * A new constraint group is one SOLVER line here plus its per-agent function
+ * in passes.h: the driver, both backends and the halo follow from the line. */
+#ifndef THRONG_PASS_TABLE_H
+#define THRONG_PASS_TABLE_H
+
+#include "base/agents.h"
+#include "base/params.h"
+#include "passes.h"
+
+#define THR_PASSES(PASS)                                                                                     \
+  PASS(STABILITY, "stability", STABILITY, thr_agent_stability, 1, THR_FIELD_BIT(X) | THR_FIELD_BIT(P))        \
+  PASS(LONG_RANGE, "long_range", SOLVER, thr_agent_long_range, prm->longrange_on || prm->avoidance_on,        \
+    THR_FIELD_BIT(P))                                                                                     \
+  PASS(CONTACT, "contact", SOLVER, thr_agent_contact, prm->contact_on || prm->walls_on, THR_FIELD_BIT(P))    \
+  PASS(VELOCITY, "velocity", VELOCITY, thr_agent_velocity, 1, prm->xsph_on ? THR_FIELD_BIT(VNEW) : 0)        \
+  PASS(FINALIZE, "xsph", FINAL, thr_agent_xsph_clamp, 1, 0)
+
+enum thr_pass_kind {
+#define THR_X(NAME, label, stage, fn, on, fwd) THR_PASS_##NAME,
+  THR_PASSES(THR_X)
+#undef THR_X
+  THR_PASS_COUNT
+};
+
+enum thr_pass_stage { THR_STAGE_STABILITY, THR_STAGE_SOLVER, THR_STAGE_VELOCITY, THR_STAGE_FINAL };
+
+#define THR_IF_SOLVER_STABILITY(...)
+#define THR_IF_SOLVER_SOLVER(...) __VA_ARGS__
+#define THR_IF_SOLVER_VELOCITY(...)
+#define THR_IF_SOLVER_FINAL(...)
+
+/* A SOLVER pass for agent i: the new x*_i. */
+THR_HD thr_vec2 thr_pass_solver_agent(int kind, const thr_ctx *c, int i) {
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, on, fwd) THR_IF_SOLVER_##stage(case THR_PASS_##NAME : return fn(c, i);)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      return c->p[i];
+  }
+}
+
+/* ---- host side: what the driver and the backends ask of the table ---- */
+
+static inline const char *thr_pass_label(int kind) {
+  static const char *const labels[THR_PASS_COUNT] = {
+#define THR_X(NAME, label, stage, fn, on, fwd) label,
+      THR_PASSES(THR_X)
+#undef THR_X
+  };
+  return kind >= 0 && kind < THR_PASS_COUNT ? labels[kind] : "?";
+}
+
+static inline int thr_pass_stage(int kind) {
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, on, fwd) \
+  case THR_PASS_##NAME:                        \
+    return THR_STAGE_##stage;
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      return -1;
+  }
+}
+
+static inline int thr_pass_enabled(int kind, const thr_params *prm) {
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, on, fwd) \
+  case THR_PASS_##NAME:                        \
+    return (on) != 0;
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      return 0;
+  }
+}
+
+static inline thr_field_mask thr_pass_forwards(int kind, const thr_params *prm) {
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, on, fwd) \
+  case THR_PASS_##NAME:                        \
+    return (fwd);
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      return 0;
+  }
+}
+
+#endif
