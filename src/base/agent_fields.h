@@ -19,23 +19,24 @@
  *
  * Adding a field is one line here (plus the code that gives it meaning).
  * Types must be 4 or 8 bytes wide (or a multiple of 4): the CUDA backend
- * moves fields as 32-bit words. */
+ * moves fields as 32-bit words. 8-byte fields come first, which keeps the
+ * records free of inner padding (tests/unit/test_agents.c checks). */
 #ifndef THRONG_AGENT_FIELDS_H
 #define THRONG_AGENT_FIELDS_H
 
 #define THR_AGENT_FIELDS(FIELD)                                                                           \
-  FIELD(ID, id, uint32_t, STATE, GHOST, "global id, unique over the whole simulation")                   \
-  FIELD(X, x, thr_vec2, STATE, GHOST, "position x^n at the start of the step [m]")                       \
-  FIELD(P, p, thr_vec2, STATE, GHOST, "predicted position x* (the solver's iterate) [m]")                \
-  FIELD(V, v, thr_vec2, STATE, GHOST, "velocity [m/s]")                                                  \
-  FIELD(RADIUS, radius, float, STATE, GHOST, "disk radius [m]")                                          \
-  FIELD(INV_MASS, inv_mass, float, STATE, GHOST, "1 / mass")                                             \
-  FIELD(PREF_SPEED, pref_speed, float, STATE, OWNED, "preferred walking speed [m/s]")                    \
-  FIELD(GOAL, goal, thr_vec2, STATE, OWNED, "personal goal point (goal_set == THR_GOALSET_PERSONAL)")    \
-  FIELD(GOAL_SET, goal_set, int32_t, STATE, OWNED, "goal set index, or THR_GOALSET_PERSONAL / _NONE")    \
-  FIELD(GROUP, group, int32_t, STATE, OWNED, "group number from the scenario")                           \
-  FIELD(FLAGS, flags, uint32_t, STATE, OWNED, "THR_FLAG_* bits")                                         \
-  FIELD(VNEW, vnew, thr_vec2, STEP, OWNED, "velocity (x* - x)/dt before XSPH (velocity pass -> finalize)")
+  FIELD(X, x, thr_vec2, STATE, GHOST, "position x^n at the start of the step [m]")                          \
+  FIELD(P, p, thr_vec2, STATE, GHOST, "predicted position x* (the solver's iterate) [m]")                   \
+  FIELD(V, v, thr_vec2, STATE, GHOST, "velocity [m/s]")                                                     \
+  FIELD(GOAL, goal, thr_vec2, STATE, OWNED, "personal goal point (goal_set == THR_GOALSET_PERSONAL)")       \
+  FIELD(VNEW, vnew, thr_vec2, STEP, OWNED, "velocity (x* - x)/dt before XSPH (velocity pass -> finalize)")  \
+  FIELD(ID, id, uint32_t, STATE, GHOST, "global id, unique over the whole simulation")                      \
+  FIELD(RADIUS, radius, float, STATE, GHOST, "disk radius [m]")                                             \
+  FIELD(INV_MASS, inv_mass, float, STATE, GHOST, "1 / mass")                                                \
+  FIELD(PREF_SPEED, pref_speed, float, STATE, OWNED, "preferred walking speed [m/s]")                       \
+  FIELD(GOAL_SET, goal_set, int32_t, STATE, OWNED, "goal set index, or THR_GOALSET_PERSONAL / _NONE")       \
+  FIELD(GROUP, group, int32_t, STATE, OWNED, "group number from the scenario")                              \
+  FIELD(FLAGS, flags, uint32_t, STATE, OWNED, "THR_FLAG_* bits")
 
 /* Selectors for the life and ghost columns: THR_IF_<column>_<value>(code)
  * expands to code or to nothing. */

@@ -49,6 +49,10 @@ typedef struct thr_backend_ops {
   int (*set_agents)(thr_backend *b, const thr_agents *owned);
   /* Copy the owned agents' STATE fields into `owned` (resized). */
   int (*get_agents)(thr_backend *b, thr_agents *owned);
+  /* Copy the fields of `mask` of every local agent, owned then ghosts, into
+   * `all` (host, resized; all->n and all->n_owned set): for inspection and
+   * the conformance tests, not for a step. */
+  int (*copy_out)(thr_backend *b, thr_agents *all, thr_field_mask mask);
   size_t (*n_owned)(thr_backend *b);
 
   /* The step, in driver order (docs/architecture.md). */

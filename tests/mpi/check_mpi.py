@@ -18,6 +18,7 @@ and, on more than one rank, the optional checks:
   --min-repartitions R    balance.csv shows at least R re-partitions
   --min-migration-steps M agents migrated between ranks on at least M steps
                           (THRONG_DECOMP_VERBOSE lines)
+  --expect-stderr REGEX   the multi-rank runs' stderr (THRONG_DECOMP_VERBOSE) matches REGEX
   --expect-narrow         some rank's rectangle is fewer cells wide (x) than
                           the ghost rings, and some rank exchanges ghosts
                           directly with a rank two or more slabs away (ranks
@@ -141,6 +142,8 @@ def equal(args):
                 if len(mig_steps) < args.min_migration_steps:
                     fail("%d ranks: migrations on %d steps, expected at least %d"
                          % (P, len(mig_steps), args.min_migration_steps))
+                if args.expect_stderr and not re.search(args.expect_stderr, p.stderr):
+                    fail("%d ranks: stderr does not match /%s/" % (P, args.expect_stderr))
                 if args.expect_narrow:
                     thinnest = min((int(a) for a, _, _ in rects), default=0)
                     if not any(int(a) < int(k) for a, _, k in rects):
@@ -205,6 +208,7 @@ def main():
     ap.add_argument("--min-repartitions", type=int, default=0)
     ap.add_argument("--min-migration-steps", type=int, default=0)
     ap.add_argument("--expect-narrow", action="store_true")
+    ap.add_argument("--expect-stderr")
     ap.add_argument("--largest", type=int)
     ap.add_argument("--fault-step", type=int, default=100)
     args = ap.parse_args()

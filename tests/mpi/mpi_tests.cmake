@@ -54,6 +54,12 @@ throng_mpi_test(balance.bottleneck-3600 4 equal ${CMAKE_SOURCE_DIR}/configs/pape
 throng_mpi_test(narrow.corridor-8 8 equal ${THRONG_MPI_DATA}/narrow.yaml --ranks 1,8 --expect-narrow
                 --min-migration-steps 100)
 
+# Agents that jump past the next rank's slab in one step: their new owner is
+# no neighbour, so they wait for the all-ranks exchange that the step's
+# conservation check triggers; nothing is lost and the result equals 1 rank's.
+throng_mpi_test(migration.far-jumps 4 equal ${THRONG_MPI_DATA}/far-jumps.yaml --ranks 1,4
+                --expect-stderr "wait for an all-ranks exchange")
+
 # More ranks than grid cells: exit status 2 naming the largest rank count.
 throng_mpi_test(refuse.too-many-ranks 5 refuse ${THRONG_MPI_DATA}/tiny.yaml --ranks 5 --largest 4)
 

@@ -50,9 +50,18 @@ static thr_test_case **thr_test_last = &thr_test_first;
   }                                                                      \
   static void name(void)
 
-/* `test_x` runs every case, `test_x NAME` one, `test_x --list` names them. */
+/* `test_x` runs every case, `test_x NAME` one, `test_x --list` names them.
+ * A file may define THR_TEST_SETUP (before including this header) as a
+ * function int(void) that runs first; a non-zero result is the exit status
+ * (77: skipped, e.g. no GPU). */
 int main(int argc, char **argv) {
   int ran = 0;
+#ifdef THR_TEST_SETUP
+  if (!(argc > 1 && !strcmp(argv[1], "--list"))) {
+    int rc = THR_TEST_SETUP();
+    if (rc) return rc;
+  }
+#endif
   for (thr_test_case *t = thr_test_first; t; t = t->next) {
     if (argc > 1 && !strcmp(argv[1], "--list")) {
       printf("%s\n", t->name);

@@ -105,6 +105,20 @@ static int cpu_get_agents(thr_backend *b, thr_agents *owned) {
   return 0;
 }
 
+static int cpu_copy_out(thr_backend *b, thr_agents *all, thr_field_mask mask) {
+  cpu_state *s = state(b);
+  if (thr_agents_reserve(all, s->a.n + 1)) return out_of_memory(b, s->a.n);
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!(mask & ((thr_field_mask)1 << f))) continue;
+    size_t elem;
+    const void *src = *thr_agents_field(&s->a, f, &elem);
+    if (s->a.n) memcpy(*thr_agents_field(all, f, NULL), src, s->a.n * elem);
+  }
+  all->n = s->a.n;
+  all->n_owned = s->a.n_owned;
+  return 0;
+}
+
 static size_t cpu_n_owned(thr_backend *b) { return state(b)->a.n_owned; }
 
 /* ---- phases ------------------------------------------------------------------ */
@@ -417,6 +431,7 @@ static const thr_backend_ops cpu_ops = {
     .set_world = cpu_set_world,
     .set_agents = cpu_set_agents,
     .get_agents = cpu_get_agents,
+    .copy_out = cpu_copy_out,
     .n_owned = cpu_n_owned,
     .predict = cpu_predict,
     .sort_owned = cpu_sort_owned,

@@ -67,6 +67,9 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
 
 static int cuda_set_agents(thr_backend *b, const thr_agents *owned) { return thr_cuda_upload_owned(state(b), owned); }
 static int cuda_get_agents(thr_backend *b, thr_agents *owned) { return thr_cuda_download_owned(state(b), owned); }
+static int cuda_copy_out(thr_backend *b, thr_agents *all, thr_field_mask mask) {
+  return thr_cuda_copy_out(state(b), all, mask);
+}
 static size_t cuda_n_owned(thr_backend *b) { return state(b)->a.n_owned; }
 
 static void cuda_predict(thr_backend *b) {
@@ -232,6 +235,7 @@ static const thr_backend_ops cuda_ops = {
     .set_world = cuda_set_world,
     .set_agents = cuda_set_agents,
     .get_agents = cuda_get_agents,
+    .copy_out = cuda_copy_out,
     .n_owned = cuda_n_owned,
     .predict = cuda_predict,
     .sort_owned = cuda_sort_owned,

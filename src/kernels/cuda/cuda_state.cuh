@@ -113,6 +113,7 @@ void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out);
 void thr_cuda_exclusive_scan(cuda_state *s, const int *in, int *out, size_t n);
 int thr_cuda_upload_owned(cuda_state *s, const thr_agents *owned);
 int thr_cuda_download_owned(cuda_state *s, thr_agents *owned);
+int thr_cuda_copy_out(cuda_state *s, thr_agents *all, thr_field_mask mask);
 int thr_cuda_owned_cells(cuda_state *s, int32_t *cells);
 size_t thr_cuda_select_outside(cuda_state *s, thr_window skip, const thr_window *boxes, int nbox, int *idx,
                                int32_t *cells, uint64_t *mask);

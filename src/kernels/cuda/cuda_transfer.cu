@@ -35,6 +35,21 @@ int thr_cuda_download_owned(cuda_state *s, thr_agents *owned) {
   return 0;
 }
 
+int thr_cuda_copy_out(cuda_state *s, thr_agents *all, thr_field_mask mask) {
+  size_t n = s->a.n;
+  if (thr_agents_reserve(all, n + 1)) return thr_backend_error(s->self, "out of host memory for %zu agents", n);
+  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!(mask & ((thr_field_mask)1 << f))) continue;
+    size_t elem;
+    const void *d = *thr_agents_field(&s->a, f, &elem);
+    if (n) CUDA_CHECK(cudaMemcpy(*thr_agents_field(all, f, NULL), d, n * elem, cudaMemcpyDeviceToHost));
+  }
+  all->n = n;
+  all->n_owned = s->a.n_owned;
+  return 0;
+}
+
 /* Upload a host index list into device staging. */
 static int *upload_idx(cuda_state *s, const int *idx, size_t n, size_t extra_bytes, void **rest) {
   size_t ib = (n * sizeof(int) + 255) & ~(size_t)255;

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The layering of src/ (docs/architecture.md), checked on the source text.
+
+Usage: check_layers.py SRC_DIR
+
+1. Includes point down only:
+     main (src/*.c, src/*.h) -> io -> core -> decomp -> kernels -> base
+   A file may include headers of its own layer and of the layers below it.
+2. kernels/backend_comm.h (the data-movement table) is included only by
+   src/decomp/ and by the backends (src/kernels/cpu/, src/kernels/cuda/).
+3. Only src/decomp/ calls MPI point-to-point (MPI_Send/Isend/Recv/Irecv/...).
+4. No call cycle among the files of src/decomp/: a file that calls a
+   function defined in another file depends on it, and the dependencies
+   must form no cycle.
+Exit status 0 when all hold; 1 with one line per violation otherwise.
+"""
+import os
+import re
+import sys
+
+LAYERS = {"base": 0, "kernels": 1, "decomp": 2, "core": 3, "io": 4, "": 5}
+P2P = re.compile(r"\bMPI_(I?[sbr]?send|I?recv|Sendrecv\w*|Probe|Iprobe)\s*\(", re.I)
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+DEFINE = re.compile(r"^(?!static)[A-Za-z_][\w \*]*?\b(thr_\w+)\s*\([^;{]*\)\s*\{", re.M)
+CALL = re.compile(r"\b(thr_\w+)\s*\(")
+
+
+def layer_of(rel):
+    top = rel.split("/")[0] if "/" in rel else ""
+    return top, LAYERS.get(top)
+
+
+def strip_comments(text):
+    return re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+
+
+def main(src):
+    problems = []
+    files = []
+    for dirpath, _, names in os.walk(src):
+        for n in names:
+            if n.endswith((".c", ".h", ".cu", ".cuh")):
+                files.append(os.path.relpath(os.path.join(dirpath, n), src))
+    for rel in sorted(files):
+        top, mine = layer_of(rel)
+        if mine is None:
+            problems.append("%s: folder %s is in no layer" % (rel, top))
+            continue
+        text = open(os.path.join(src, rel), encoding="utf-8").read()
+        for inc in INCLUDE.findall(text):
+            if inc == "build_info.h":
+                continue
+            local = os.path.normpath(os.path.join(os.path.dirname(rel), inc))
+            target = local if os.path.exists(os.path.join(src, local)) else os.path.normpath(inc)
+            if not os.path.exists(os.path.join(src, target)):
+                problems.append("%s: includes %s, which is not in src/" % (rel, inc))
+                continue
+            ttop, theirs = layer_of(target)
+            if theirs is None or theirs > mine:
+                problems.append("%s (layer %s) includes %s (layer %s): dependencies must point down"
+                                % (rel, top or "main", target, ttop or "main"))
+            if target == "kernels/backend_comm.h" and not (
+                    rel.startswith(("decomp/", "kernels/cpu/", "kernels/cuda/")) or rel == "kernels/backend_comm.h"):
+                problems.append("%s includes kernels/backend_comm.h, which is for src/decomp/ and the backends"
+                                % rel)
+        if not rel.startswith("decomp/") and P2P.search(strip_comments(text)):
+            problems.append("%s calls MPI point-to-point; only src/decomp/ may" % rel)
+
+    # call graph among src/decomp/*.c
+    decomp = sorted(f for f in files if f.startswith("decomp/") and f.endswith(".c"))
+    defined = {}
+    body = {}
+    for rel in decomp:
+        text = strip_comments(open(os.path.join(src, rel), encoding="utf-8").read())
+        body[rel] = text
+        for name in DEFINE.findall(text):
+            defined[name] = rel
+    edges = {rel: set() for rel in decomp}
+    for rel in decomp:
+        for name in CALL.findall(body[rel]):
+            other = defined.get(name)
+            if other and other != rel:
+                edges[rel].add(other)
+    state = {}
+
+    def visit(node, path):
+        state[node] = 1
+        for nxt in sorted(edges[node]):
+            if state.get(nxt) == 1:
+                cycle = path[path.index(nxt):] + [nxt] if nxt in path else [node, nxt]
+                problems.append("call cycle in src/decomp/: " + " -> ".join(cycle))
+            elif nxt not in state:
+                visit(nxt, path + [nxt])
+        state[node] = 2
+
+    for rel in decomp:
+        if rel not in state:
+            visit(rel, [rel])
+    for p in problems:
+        print("FAIL: " + p)
+    if not problems:
+        print("ok: %d files in layers main -> io -> core -> decomp -> kernels -> base; %d decomp files, "
+              "%d call dependencies, no cycle" % (len(files), len(decomp), sum(len(e) for e in edges.values())))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "..", "src")))
