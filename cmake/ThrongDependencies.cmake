@@ -21,7 +21,9 @@ if(THRONG_OPENMP)
   endif()
 endif()
 
-# CUDA: AUTO enables it when a CUDA compiler is found.
+# CUDA: AUTO enables it when a CUDA compiler is found. The architectures
+# are CMake's own CMAKE_CUDA_ARCHITECTURES (the one setting; default 90 =
+# Hopper SASS plus compute_90 PTX, which newer GPUs JIT-compile).
 set(THRONG_HAVE_CUDA OFF)
 if(NOT THRONG_CUDA STREQUAL "OFF")
   include(CheckLanguage)
@@ -29,7 +31,7 @@ if(NOT THRONG_CUDA STREQUAL "OFF")
   if(CMAKE_CUDA_COMPILER)
     set(THRONG_HAVE_CUDA ON)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 90)
+      set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "CUDA architectures to build for (90: H100/H200)")
     endif()
     find_package(CUDAToolkit REQUIRED)
   elseif(THRONG_CUDA STREQUAL "ON")
@@ -37,19 +39,17 @@ if(NOT THRONG_CUDA STREQUAL "OFF")
   endif()
 endif()
 
-# HDF5 (declared now; the HDF5 writer comes with the evacuation work).
-set(THRONG_HAVE_HDF5 OFF)
-if(NOT THRONG_HDF5 STREQUAL "OFF")
-  find_package(HDF5 COMPONENTS C QUIET)
-  if(HDF5_FOUND)
-    set(THRONG_HAVE_HDF5 ON)
-  elseif(THRONG_HDF5 STREQUAL "ON")
-    message(FATAL_ERROR "THRONG_HDF5=ON but HDF5 was not found (apt-get install libhdf5-openmpi-dev)")
+# Options declared before their code exists say so, rather than pretend:
+# AUTO builds without the part and tells why; ON stops.
+function(throng_not_yet option what)
+  if(${option} STREQUAL "ON")
+    message(FATAL_ERROR "${option}=ON: ${what} is not part of this version of throng yet "
+                        "(docs/status.md); configure with ${option}=AUTO or OFF")
+  elseif(${option} STREQUAL "AUTO")
+    message(STATUS "${option}=AUTO: ${what} is not part of this version yet (docs/status.md); building without it")
   endif()
-endif()
-
-# ParaView Catalyst (declared now; the adaptor comes with the in-situ work).
+endfunction()
+set(THRONG_HAVE_HDF5 OFF)
+throng_not_yet(THRONG_HDF5 "the HDF5 trajectory and checkpoint writer")
 set(THRONG_HAVE_CATALYST OFF)
-if(THRONG_CATALYST STREQUAL "ON")
-  message(FATAL_ERROR "THRONG_CATALYST=ON: the Catalyst adaptor is not part of this version yet")
-endif()
+throng_not_yet(THRONG_CATALYST "the ParaView Catalyst adaptor")
