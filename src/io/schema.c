@@ -197,7 +197,7 @@ const thr_key thr_schema[] = {
     {.path = "agents[].cols", .type = INTEGER, .range = GT0, .layouts = GRID, BLK(cols, INT),
      .meaning = "lattice columns, with `rows`"},
     {.path = "agents[].spacing", .type = NUMBER_OR_POINT, .range = GT0, .layouts = GRID | DISK | ELLIPSE,
-     .def_note = "see below", .meaning = "lattice spacing: one for both directions, or [x, y]"},
+     .def_note = "see below", .meaning = "lattice spacing, one number for both directions or [x, y]"},
     {.path = "agents[].count", .type = INTEGER, .range = GT0, .layouts = ALL_LAYOUTS, BLK(count, LONG),
      .def_note = "see below", .meaning = "number of agents"},
     {.path = "agents[].jitter", .type = NUMBER, .range = GE0, .def = "0", BLK(jitter, FLOAT),
@@ -207,7 +207,7 @@ const thr_key thr_schema[] = {
     {.path = "agents[].speed.mean", .type = NUMBER, .range = GE0, .def = "1.4", BLK(speed_mean, FLOAT),
      .meaning = "mean preferred speed"},
     {.path = "agents[].speed.spread", .type = NUMBER, .range = GE0, .def = "0.1", BLK(speed_spread, FLOAT),
-     .meaning = "at most `mean` (the default shrinks to a smaller mean)"},
+     .meaning = "half the width of the range; at most `mean` (an unset spread is cut to `mean`)"},
     {.path = "agents[].agent_radius", .type = NUMBER_OR_MAP, .range = GT0,
      .meaning = "agent disk radius, uniform in [min, max]; a number sets both"},
     {.path = "agents[].agent_radius.min", .type = NUMBER, .range = GT0, .def = "0.5", BLK(radius_min, FLOAT),
@@ -373,66 +373,70 @@ static void put_cell(FILE *f, const char *s) {
   }
 }
 
-static void put_type(FILE *f, const thr_key *k) {
+/* "number > 0", "list of >= 3 points", "`grid`, `random`, ...". */
+static const char *type_text(const thr_key *k, char *buf, size_t len) {
   static const char *const names[] = {
-      [THR_KEY_MAP] = "map",       [THR_KEY_LIST] = "list",   [THR_KEY_NUMBER] = "number",
-      [THR_KEY_INTEGER] = "integer", [THR_KEY_BOOL] = "bool",   [THR_KEY_STRING] = "string",
+      [THR_KEY_MAP] = "map",         [THR_KEY_LIST] = "list", [THR_KEY_NUMBER] = "number",
+      [THR_KEY_INTEGER] = "integer", [THR_KEY_BOOL] = "bool", [THR_KEY_STRING] = "string",
       [THR_KEY_POINT] = "point"};
-  char buf[256], word[64];
+  char word[64];
   switch (k->type) {
     case THR_KEY_POINTS:
-      snprintf(buf, sizeof buf, k->max_items == k->min_items ? "list of %d points" : "list of >= %d points",
-               k->min_items);
+      snprintf(buf, len, k->max_items == k->min_items ? "list of %d points" : "list of >= %d points", k->min_items);
       break;
     case THR_KEY_CHOICE:
       buf[0] = '\0';
       for (int i = 0; *thr_key_choice(k, i, word, sizeof word); ++i)
-        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s`%s`", i ? ", " : "", word);
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s`%s`", i ? ", " : "", word);
       break;
     case THR_KEY_NUMBER_OR_MAP:
-      snprintf(buf, sizeof buf, "number%s or map `{%s}`", thr_range_text(k->range),
+      snprintf(buf, len, "number%s or map `{%s}`", thr_range_text(k->range),
                thr_schema_names(word, sizeof word, k->path, 0, ", "));
       break;
     case THR_KEY_NUMBER_OR_POINT:
-      snprintf(buf, sizeof buf, "number or point%s", thr_range_text(k->range));
+      snprintf(buf, len, "number or point%s", thr_range_text(k->range));
       break;
     case THR_KEY_GOAL:
-      snprintf(buf, sizeof buf, "goal name, list of goal names, or map");
+      snprintf(buf, len, "goal name, list of goal names, or map");
       break;
     default:
-      snprintf(buf, sizeof buf, "%s%s", names[k->type], thr_range_text(k->range));
+      snprintf(buf, len, "%s%s", names[k->type], thr_range_text(k->range));
   }
-  put_cell(f, buf);
+  return buf;
 }
 
-static void put_default(FILE *f, const thr_key *k) {
-  if (k->flags & THR_KEY_REQUIRED)
-    put_cell(f, "**required**");
-  else if (k->def_note)
-    put_cell(f, k->def_note);
-  else if (k->def)
-    put_cell(f, k->def);
+static const char *default_text(const thr_key *k) {
+  if (k->flags & THR_KEY_REQUIRED) return "**required**";
+  if (k->def_note) return k->def_note;
+  return k->def ? k->def : "";
 }
 
-/* "grid, random: " before the meaning of a key that only some layouts take. */
-static void put_layouts(FILE *f, const thr_key *k) {
+/* The meaning, after "grid, random: " for a key that only some layouts take. */
+static const char *meaning_text(const thr_key *k, char *buf, size_t len) {
   const thr_key *layout = thr_schema_find("agents[].layout");
   char word[64];
-  if (!k->layouts || k->layouts == ALL_LAYOUTS) return;
-  for (int L = 0, n = 0; *thr_key_choice(layout, L, word, sizeof word); ++L)
-    if (k->layouts & (1u << L)) fprintf(f, "%s%s", n++ ? ", " : "", word);
-  fputs(": ", f);
+  buf[0] = '\0';
+  if (k->layouts && k->layouts != ALL_LAYOUTS) {
+    for (int L = 0; *thr_key_choice(layout, L, word, sizeof word); ++L)
+      if (k->layouts & (1u << L)) append_name(buf, len, ", ", word);
+    thr_str_append(buf, len, ": ");
+  }
+  thr_str_append(buf, len, k->meaning);
+  return buf;
 }
 
+/* | `path` | type | default | meaning |, an empty cell as "| |". */
 static void put_row(FILE *f, const thr_key *k) {
-  fprintf(f, "| `%s` | ", k->path);
-  put_type(f, k);
-  fputs(" | ", f);
-  put_default(f, k);
-  fputs(" | ", f);
-  put_layouts(f, k);
-  put_cell(f, k->meaning);
-  fputs(" |\n", f);
+  char path[128], type[256], meaning[512];
+  snprintf(path, sizeof path, "`%s`", k->path);
+  const char *cells[] = {path, type_text(k, type, sizeof type), default_text(k),
+                         meaning_text(k, meaning, sizeof meaning)};
+  for (size_t i = 0; i < sizeof cells / sizeof cells[0]; ++i) {
+    fputs("| ", f);
+    put_cell(f, cells[i]);
+    if (*cells[i]) fputc(' ', f);
+  }
+  fputs("|\n", f);
 }
 
 /* Whether k lies below the top-level key `top` (top.x, top[].x, ...). */
