@@ -1,4 +1,4 @@
-/* The `throng` command line: run, check, info (docs/user-guide.md).
+/* The `throng` command line: run, check, info, schema (docs/user-guide.md).
  * Exit status: 0 success, 1 runtime failure, 2 bad input or usage. */
 #include <mpi.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 #include "run.h"
 #include "core/sim.h"
 #include "io/config.h"
+#include "io/schema.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_BAD_INPUT = 2, MAX_SETS = 256 };
 
@@ -21,6 +22,8 @@ static void usage(FILE *f) {
           "       throng check SCENARIO.yaml [--set KEY=VALUE]...\n"
           "                                            validate a scenario and print a summary\n"
           "       throng info                          build features, backends, MPI library\n"
+          "       throng schema                        every scenario key as markdown tables\n"
+          "                                            (type, default, meaning; docs/configuration.md)\n"
           "       throng --help | --version\n"
           "\n"
           "run options:\n"
@@ -155,9 +158,18 @@ static int cmd_info(void) {
   return 0;
 }
 
-static const char *layout_name(int l) {
-  static const char *n[] = {"grid", "random", "disk", "ellipse", "circle"};
-  return l >= 0 && l <= THR_LAYOUT_CIRCLE ? n[l] : "?";
+/* The key reference; docs/configuration.md carries the same tables. */
+static int cmd_schema(int argc) {
+  if (argc > 2) {
+    say(stderr, "throng: %s\n", "'schema' takes no arguments (see throng --help)");
+    return EXIT_BAD_INPUT;
+  }
+  if (g_rank == 0) thr_schema_print_markdown(stdout);
+  return 0;
+}
+
+static const char *layout_name(int l, char *buf, size_t len) {
+  return thr_key_choice(thr_schema_find("agents[].layout"), l, buf, len);
 }
 
 static int count_only(uint32_t id, thr_vec2 x, void *user) {
@@ -176,9 +188,10 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
   printf("  agents     %ld in %d block(s)\n", total, sc->n_blocks);
   for (int b = 0; b < sc->n_blocks; ++b) {
     const thr_block *k = &sc->blocks[b];
+    char layout[32];
     printf("    [%d] %-16s %-7s group %d  radius %g-%g  mass %g-%g  speed %g+-%g  goal %s\n", b, k->name,
-           layout_name(k->layout), k->group, (double)k->radius_min, (double)k->radius_max, (double)k->mass_min,
-           (double)k->mass_max, (double)k->speed_mean, (double)k->speed_spread,
+           layout_name(k->layout, layout, sizeof layout), k->group, (double)k->radius_min, (double)k->radius_max,
+           (double)k->mass_min, (double)k->mass_max, (double)k->speed_mean, (double)k->speed_spread,
            k->goal_kind == THR_BGOAL_SET         ? "named"
            : k->goal_kind == THR_BGOAL_POINT     ? "point"
            : k->goal_kind == THR_BGOAL_OFFSET    ? "offset"
@@ -296,6 +309,7 @@ int main(int argc, char **argv) {
     return finish(0);
   }
   if (!strcmp(cmd, "info")) return finish(cmd_info());
+  if (!strcmp(cmd, "schema")) return finish(cmd_schema(argc));
   if (strcmp(cmd, "run") && strcmp(cmd, "check")) {
     if (g_rank == 0) fprintf(stderr, "throng: unknown command '%s' (see throng --help)\n", cmd);
     return finish(EXIT_BAD_INPUT);

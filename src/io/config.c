@@ -1,7 +1,9 @@
 /* Scenario file -> thr_scenario: walks the YAML tree (yamltree.h), checks
- * every key against docs/configuration.md and fills the scenario. Every
- * error names the file position (or --set override), the key path and what
- * is wrong; the first error stops loading. */
+ * every key against the key table (schema.h) and fills the scenario. Values
+ * and defaults go through the table's rows; the code here adds what a row
+ * cannot say (shapes, layouts, goal sets). Every error names the file
+ * position (or --set override), the key path and what is wrong; the first
+ * error stops loading. */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 
@@ -15,46 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schema.h"
 #include "yamltree.h"
 
 #define PATH_LEN 256 /* key paths such as agents[12].speed.mean */
 #define GOT_LEN 96   /* "got ..." descriptions */
-
-/* ---- defaults ------------------------------------------------------------- */
-
-void thr_params_defaults(thr_params *prm) {
-  memset(prm, 0, sizeof *prm);
-  prm->dt = 1.0f / 48.0f;
-  prm->alpha = 0.0385f;
-  prm->omega = 1.2f;
-  prm->stability_iterations = 1;
-  prm->solver_iterations = 6;
-  prm->radius_scale = 1.05f;
-  prm->contact_on = 1;
-  prm->friction_on = 1;
-  prm->contact_stiffness = 1.0f;
-  prm->mu_static = 0.21f;
-  prm->mu_kinetic = 0.10f;
-  prm->longrange_on = 1;
-  prm->lr_stiffness = 0.24f;
-  prm->lr_tau0 = 20.0f;
-  prm->lr_radius = 3.0f;
-  prm->avoidance_on = 0;
-  prm->av_stiffness = 0.24f;
-  prm->av_tau0 = 20.0f;
-  prm->av_radius = 3.0f;
-  prm->walls_on = 1;
-  prm->wall_stiffness = 1.0f;
-  prm->xsph_on = 1;
-  prm->xsph_c = 0.1f;
-  prm->xsph_h = 3.5f;
-  prm->xsph_poly6 = 0.0f; /* derived by the core from xsph_h */
-  prm->max_speed = 2.5f;
-  prm->max_accel = 0.0f;
-  prm->arrive_radius = 0.5f;
-  prm->cell_size = 0.0f; /* 0 = auto, derived by the core */
-  prm->skin = 0.3f;
-}
 
 /* ---- loading context and messages ----------------------------------------- */
 
@@ -99,6 +66,43 @@ static const char *got(const thr_ynode *n, char *buf) {
   else
     thr_ynode_describe(n, buf, GOT_LEN);
   return buf;
+}
+
+/* ---- rows of the key table ----------------------------------------------- */
+
+/* The table's path for a key path: agents[12].speed -> agents[].speed. */
+static const char *schema_path(const char *path, char *buf) {
+  size_t j = 0;
+  for (const char *s = path; *s && j + 1 < PATH_LEN; ++s) {
+    buf[j++] = *s;
+    if (*s == '[')
+      while (s[1] && s[1] != ']') ++s;
+  }
+  buf[j] = '\0';
+  return buf;
+}
+
+/* The row of a key path. Callers name only keys the table has (or keys
+ * check_keys let through), so a missing row is a bug here, not bad input. */
+static const thr_key *row_at(const char *path) {
+  char p[PATH_LEN];
+  const thr_key *k = thr_schema_find(schema_path(path, p));
+  if (!k) {
+    fprintf(stderr, "throng: internal error: the key table has no row '%s'\n", p);
+    abort();
+  }
+  return k;
+}
+
+static const thr_key *row_of(const char *path, const char *key) {
+  char p[PATH_LEN];
+  return row_at(subkey(p, path, key));
+}
+
+/* The table's keys under key path `path` with all of `flags`: "a, b, c". */
+static const char *names_under(const char *path, int flags, const char *sep, char *buf, size_t len) {
+  char p[PATH_LEN];
+  return thr_schema_names(buf, len, schema_path(path, p), flags, sep);
 }
 
 /* ---- key lists: "a, b, c" ------------------------------------------------- */
@@ -150,8 +154,10 @@ static void suggestion(const char *list, const char *word, char *buf, size_t len
   }
 }
 
-/* Every key of map must be in `known`. */
-static int check_keys(cfg *c, const thr_ynode *map, const char *path, const char *known) {
+/* Every key of map (at key path `path`) must be one the table has there. */
+static int check_keys(cfg *c, const thr_ynode *map, const char *path) {
+  char known[512];
+  names_under(path, 0, ", ", known, sizeof known);
   for (int k = 0; k < map->n; ++k) {
     const thr_ynode *key = map->keys[k];
     if (in_list(known, key->text)) continue;
@@ -166,9 +172,12 @@ static int missing(cfg *c, const thr_ynode *map, const char *path, const char *k
   return fail(c, map, path, "missing required key '%s'%s", key, what);
 }
 
-/* Which one of the keys in `choices` the map has; exactly one is allowed. */
-static int pick_one(cfg *c, const thr_ynode *map, const char *path, const char *choices, int *which) {
+/* Which one of the table's ONE_OF keys under `path` the map has; exactly
+ * one is allowed. */
+static int pick_one(cfg *c, const thr_ynode *map, const char *path, int *which) {
+  char choices[256];
   int first = -1;
+  names_under(path, THR_KEY_ONE_OF, ", ", choices, sizeof choices);
   for (int k = 0; k < map->n; ++k) {
     if (!in_list(choices, map->keys[k]->text)) continue;
     if (first >= 0)
@@ -249,38 +258,20 @@ static int parse_number(const char *text, double *v) {
   return 1;
 }
 
-enum range { R_ANY, R_GT0, R_GE0, R_UNIT, R_STIFF, R_GE1 };
-static const char *const range_text[] = {"", " > 0", " >= 0", " in [0, 1]", " in (0, 1]", " >= 1"};
-
-static int in_range(float v, int r) {
-  switch (r) {
-    case R_GT0:
-      return v > 0.0f;
-    case R_GE0:
-      return v >= 0.0f;
-    case R_UNIT:
-      return v >= 0.0f && v <= 1.0f;
-    case R_STIFF:
-      return v > 0.0f && v <= 1.0f;
-    case R_GE1:
-      return v >= 1.0f;
-    default:
-      return 1;
-  }
-}
-
+/* A number in range r (enum thr_range). */
 static int read_number(cfg *c, const thr_ynode *n, const char *path, int r, float *out) {
+  const char *range = thr_range_text(r);
   char g[GOT_LEN];
   double v = 0.0;
   int ok = n->kind == THR_Y_SCALAR && !n->quoted ? parse_number(n->text, &v) : 0;
   if (ok == 0)
-    return fail(c, n, path, "expected a number%s, got %s%s", range_text[r], got(n, g),
+    return fail(c, n, path, "expected a number%s, got %s%s", range, got(n, g),
                 n->kind == THR_Y_SCALAR && n->quoted ? " (quoted, so a string)" : "");
-  if (ok < 0) return fail(c, n, path, "expected a number%s, got %s (division by zero)", range_text[r], got(n, g));
+  if (ok < 0) return fail(c, n, path, "expected a number%s, got %s (division by zero)", range, got(n, g));
   float f = (float)v;
   if (!isfinite(v) || !isfinite(f))
-    return fail(c, n, path, "expected a finite number%s, got %s", range_text[r], got(n, g));
-  if (!in_range(f, r)) return fail(c, n, path, "expected a number%s, got %s", range_text[r], got(n, g));
+    return fail(c, n, path, "expected a finite number%s, got %s", range, got(n, g));
+  if (!thr_range_holds(r, f)) return fail(c, n, path, "expected a number%s, got %s", range, got(n, g));
   *out = f;
   return 0;
 }
@@ -364,21 +355,143 @@ static int read_string(cfg *c, const thr_ynode *n, const char *path, char *buf, 
   return 0;
 }
 
-/* [x, y] */
-static int read_point(cfg *c, const thr_ynode *n, const char *path, thr_vec2 *out) {
-  char g[GOT_LEN], p[PATH_LEN];
-  if (n->kind != THR_Y_SEQ || n->n != 2) return fail(c, n, path, "expected a point [x, y], got %s", got(n, g));
-  if (read_number(c, n->items[0], subindex(p, path, 0), R_ANY, &out->x)) return -1;
-  return read_number(c, n->items[1], subindex(p, path, 1), R_ANY, &out->y);
-}
-
-/* A point whose coordinates are both > 0 (spacings, semi-axes). */
-static int read_positive_point(cfg *c, const thr_ynode *n, const char *path, thr_vec2 *out) {
+/* [x, y], both coordinates in range r. */
+static int read_point(cfg *c, const thr_ynode *n, const char *path, int r, thr_vec2 *out) {
   char g[GOT_LEN], p[PATH_LEN];
   if (n->kind != THR_Y_SEQ || n->n != 2)
-    return fail(c, n, path, "expected a point [x, y] with both values > 0, got %s", got(n, g));
-  if (read_number(c, n->items[0], subindex(p, path, 0), R_GT0, &out->x)) return -1;
-  return read_number(c, n->items[1], subindex(p, path, 1), R_GT0, &out->y);
+    return fail(c, n, path, "expected a point [x, y]%s%s, got %s", r ? " with both values" : "", thr_range_text(r),
+                got(n, g));
+  if (read_number(c, n->items[0], subindex(p, path, 0), r, &out->x)) return -1;
+  return read_number(c, n->items[1], subindex(p, path, 1), r, &out->y);
+}
+
+/* One word of a CHOICE row's choices, stored as its index. */
+static int read_choice(cfg *c, const thr_ynode *n, const char *path, const thr_key *k, int *out) {
+  char g[GOT_LEN];
+  int index = n->kind == THR_Y_SCALAR ? thr_key_choice_index(k, n->text) : -1;
+  if (index < 0) return fail(c, n, path, "expected one of %s, got %s", k->choices, got(n, g));
+  *out = index;
+  return 0;
+}
+
+/* ---- values through the key table ---------------------------------------- */
+
+/* Node n, the value of key path `path`, as row k says, into dst: a variable
+ * of the row's C type (NULL for a string that is only checked). */
+static int read_value(cfg *c, const thr_ynode *n, const char *path, const thr_key *k, void *dst) {
+  long long lo = k->range == THR_RANGE_GT0 ? 1 : 0;
+  switch (k->type) {
+    case THR_KEY_NUMBER:
+      return read_number(c, n, path, k->range, dst);
+    case THR_KEY_INTEGER:
+      if (k->field.ctype == THR_C_U64) return read_seed(c, n, path, dst);
+      if (k->field.ctype == THR_C_LONG) return read_long(c, n, path, lo, dst);
+      return read_int(c, n, path, lo, dst);
+    case THR_KEY_BOOL:
+      return read_bool(c, n, path, dst);
+    case THR_KEY_STRING:
+      return read_string(c, n, path, dst, k->field.size, k->range == THR_RANGE_NONEMPTY);
+    case THR_KEY_POINT:
+      return read_point(c, n, path, k->range, dst);
+    case THR_KEY_CHOICE:
+      return read_choice(c, n, path, k, dst);
+    default:
+      return fail(c, n, path, "internal error: the key table has no reader for this key");
+  }
+}
+
+/* Whether read_value reads values of row k's type; maps, lists and the
+ * types with several forms are read by code of their own. */
+static int has_reader(const thr_key *k) {
+  switch (k->type) {
+    case THR_KEY_NUMBER:
+    case THR_KEY_INTEGER:
+    case THR_KEY_BOOL:
+    case THR_KEY_STRING:
+    case THR_KEY_POINT:
+    case THR_KEY_CHOICE:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+/* Where row k's value lives: in the scenario, its parameters, or block b. */
+static void *field_of(cfg *c, const thr_key *k, thr_block *b) {
+  char *base = k->field.at == THR_AT_SCENARIO ? (char *)c->sc
+               : k->field.at == THR_AT_PARAMS ? (char *)&c->sc->prm
+               : k->field.at == THR_AT_BLOCK  ? (char *)b
+                                              : NULL;
+  return base ? base + k->field.off : NULL;
+}
+
+/* The value of `key` in map (at key path `path`), if given, into dst. */
+static int read_key_into(cfg *c, const thr_ynode *map, const char *path, const char *key, void *dst) {
+  char p[PATH_LEN];
+  const thr_ynode *v = thr_ymap_get(map, key);
+  if (!v) return 0;
+  subkey(p, path, key);
+  return read_value(c, v, p, row_at(p), dst);
+}
+
+/* The value of `key`, if given, into its field (of block b for agents[] keys). */
+static int read_key(cfg *c, const thr_ynode *map, const char *path, const char *key, thr_block *b) {
+  return read_key_into(c, map, path, key, field_of(c, row_of(path, key), b));
+}
+
+/* Every key under `path` that read_value reads and map gives, in table order. */
+static int read_fields(cfg *c, const thr_ynode *map, const char *path, thr_block *b) {
+  char p[PATH_LEN];
+  schema_path(path, p);
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    if (thr_key_is_child(k, p) && has_reader(k) && read_key(c, map, path, thr_key_name(k), b)) return -1;
+  }
+  return 0;
+}
+
+/* Every key the table marks required under `path` (for agent blocks: that
+ * `layout` takes; -1 elsewhere) must be in map. */
+static int need_keys(cfg *c, const thr_ynode *map, const char *path, int layout) {
+  char p[PATH_LEN];
+  schema_path(path, p);
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    if (!thr_key_is_child(k, p) || !(k->flags & THR_KEY_REQUIRED)) continue;
+    if (layout >= 0 && !thr_key_takes_layout(k, layout)) continue;
+    if (!thr_ymap_get(map, thr_key_name(k))) return missing(c, map, path, thr_key_name(k), "");
+  }
+  return 0;
+}
+
+/* ---- defaults ------------------------------------------------------------- */
+
+int thr_config_read_default(const thr_key *k, void *obj, char *err, size_t errlen) {
+  thr_ynode n = {.kind = THR_Y_SCALAR, .origin = "the key table's default", .text = (char *)k->def};
+  cfg c = {.err = err, .errlen = errlen};
+  if (!k->def || k->field.at == THR_AT_NONE) return fail(&c, &n, k->path, "has no default value to read");
+  return read_value(&c, &n, k->path, k, (char *)obj + k->field.off);
+}
+
+/* The defaults of the rows whose fields live in `at` (enum thr_at) into obj.
+ * tests/unit/test_schema.c checks that every one of them reads. */
+static void apply_defaults(int at, void *obj) {
+  for (size_t i = 0; i < thr_schema_len; ++i)
+    if (thr_schema[i].field.at == at && thr_schema[i].def) thr_config_read_default(&thr_schema[i], obj, NULL, 0);
+}
+
+void thr_params_defaults(thr_params *prm) {
+  memset(prm, 0, sizeof *prm);
+  apply_defaults(THR_AT_PARAMS, prm);
+}
+
+void thr_config_scenario_defaults(thr_scenario *sc) {
+  thr_params_defaults(&sc->prm);
+  apply_defaults(THR_AT_SCENARIO, sc);
+}
+
+void thr_config_block_defaults(thr_block *b) {
+  apply_defaults(THR_AT_BLOCK, b);
 }
 
 /* A map value that must be present. */
@@ -398,123 +511,39 @@ static int check_corners(cfg *c, const thr_ynode *at, const char *path, thr_vec2
 
 /* {min: [x, y], max: [x, y]} */
 static int read_rect(cfg *c, const thr_ynode *n, const char *path, int strict, thr_vec2 *lo, thr_vec2 *hi) {
-  char g[GOT_LEN], p[PATH_LEN];
+  char g[GOT_LEN];
   if (n->kind != THR_Y_MAP) return fail(c, n, path, "expected a map {min: [x, y], max: [x, y]}, got %s", got(n, g));
-  if (check_keys(c, n, path, "min, max")) return -1;
-  const thr_ynode *vmin = need(c, n, path, "min"), *vmax = vmin ? need(c, n, path, "max") : NULL;
-  if (!vmin || !vmax) return -1;
-  if (read_point(c, vmin, subkey(p, path, "min"), lo) || read_point(c, vmax, subkey(p, path, "max"), hi)) return -1;
-  return check_corners(c, vmax, path, *lo, *hi, strict);
+  if (check_keys(c, n, path) || need_keys(c, n, path, -1) || read_key_into(c, n, path, "min", lo) ||
+      read_key_into(c, n, path, "max", hi))
+    return -1;
+  return check_corners(c, thr_ymap_get(n, "max"), path, *lo, *hi, strict);
 }
 
-/* ---- simple sections: tables of keys -------------------------------------- */
+/* ---- sections: maps of scalar keys ---------------------------------------- */
 
-enum vkind { V_NUM, V_INT, V_LONG, V_BOOL, V_STR };
-
-typedef struct keyspec {
-  const char *key;
-  int kind;     /* enum vkind */
-  int range;    /* V_NUM: enum range */
-  long long lo; /* V_INT, V_LONG: smallest value */
-  size_t off;   /* field in thr_scenario */
-  size_t size;  /* V_STR: buffer size */
-} keyspec;
-
-#define F_NUM(k, r, f) \
-  { k, V_NUM, r, 0, offsetof(thr_scenario, f), 0 }
-#define F_INT(k, lo, f) \
-  { k, V_INT, 0, lo, offsetof(thr_scenario, f), 0 }
-#define F_LONG(k, lo, f) \
-  { k, V_LONG, 0, lo, offsetof(thr_scenario, f), 0 }
-#define F_BOOL(k, f) \
-  { k, V_BOOL, 0, 0, offsetof(thr_scenario, f), 0 }
-#define F_STR(k, f) \
-  { k, V_STR, 0, 0, offsetof(thr_scenario, f), sizeof(((thr_scenario *)0)->f) }
-
-static const keyspec time_keys[] = {F_NUM("dt", R_GT0, prm.dt), F_LONG("steps", 0, steps)};
-static const keyspec solver_keys[] = {F_INT("stability_iterations", 0, prm.stability_iterations),
-                                      F_INT("iterations", 0, prm.solver_iterations), F_NUM("omega", R_GT0, prm.omega)};
-static const keyspec model_keys[] = {F_NUM("alpha", R_UNIT, prm.alpha), F_NUM("radius_scale", R_GE1, prm.radius_scale),
-                                     F_NUM("max_speed", R_GE0, prm.max_speed),
-                                     F_NUM("max_acceleration", R_GE0, prm.max_accel),
-                                     F_NUM("arrive_radius", R_GT0, prm.arrive_radius)};
-static const keyspec contact_keys[] = {
-    F_BOOL("enabled", prm.contact_on), F_NUM("stiffness", R_STIFF, prm.contact_stiffness),
-    F_BOOL("friction", prm.friction_on), F_NUM("static_friction", R_GE0, prm.mu_static),
-    F_NUM("kinetic_friction", R_GE0, prm.mu_kinetic)};
-static const keyspec long_range_keys[] = {F_BOOL("enabled", prm.longrange_on),
-                                          F_NUM("stiffness", R_GE0, prm.lr_stiffness),
-                                          F_NUM("tau0", R_GT0, prm.lr_tau0), F_NUM("radius", R_GT0, prm.lr_radius)};
-static const keyspec avoidance_keys[] = {F_BOOL("enabled", prm.avoidance_on),
-                                         F_NUM("stiffness", R_GE0, prm.av_stiffness), F_NUM("tau0", R_GT0, prm.av_tau0),
-                                         F_NUM("radius", R_GT0, prm.av_radius)};
-static const keyspec walls_keys[] = {F_BOOL("enabled", prm.walls_on), F_NUM("stiffness", R_STIFF, prm.wall_stiffness)};
-static const keyspec xsph_keys[] = {F_BOOL("enabled", prm.xsph_on), F_NUM("h", R_GT0, prm.xsph_h),
-                                    F_NUM("c", R_GE0, prm.xsph_c)};
-static const keyspec neighbors_keys[] = {F_NUM("cell_size", R_GE0, prm.cell_size), F_NUM("skin", R_GE0, prm.skin)};
-static const keyspec decomposition_keys[] = {F_INT("balance_every", 0, balance_every),
-                                             F_NUM("balance_threshold", R_GE1, balance_threshold)};
-static const keyspec output_keys[] = {F_STR("dir", out_dir), F_INT("trajectory_every", 0, trajectory_every),
-                                      F_INT("metrics_every", 0, metrics_every)};
-
-typedef struct section {
-  const char *name;
-  const keyspec *keys;
-  int n;
-} section;
-
-#define SECTION(name, keys) \
-  { name, keys, (int)(sizeof keys / sizeof keys[0]) }
-static const section sections[] = {SECTION("time", time_keys),
-                                   SECTION("solver", solver_keys),
-                                   SECTION("model", model_keys),
-                                   SECTION("contact", contact_keys),
-                                   SECTION("long_range", long_range_keys),
-                                   SECTION("avoidance", avoidance_keys),
-                                   SECTION("walls", walls_keys),
-                                   SECTION("xsph", xsph_keys),
-                                   SECTION("neighbors", neighbors_keys),
-                                   SECTION("decomposition", decomposition_keys),
-                                   SECTION("output", output_keys)};
-
-static int read_spec(cfg *c, const thr_ynode *n, const char *path, const keyspec *k) {
-  void *dst = (char *)c->sc + k->off;
-  switch (k->kind) {
-    case V_NUM:
-      return read_number(c, n, path, k->range, (float *)dst);
-    case V_INT:
-      return read_int(c, n, path, k->lo, (int *)dst);
-    case V_LONG:
-      return read_long(c, n, path, k->lo, (long *)dst);
-    case V_BOOL:
-      return read_bool(c, n, path, (int *)dst);
-    default:
-      return read_string(c, n, path, (char *)dst, k->size, 0);
-  }
-}
-
-static int read_section(cfg *c, const thr_ynode *root, const section *s) {
-  char known[256] = "", g[GOT_LEN], p[PATH_LEN];
-  for (int k = 0; k < s->n; ++k) {
-    if (k) thr_str_append(known, sizeof known, ", ");
-    thr_str_append(known, sizeof known, s->keys[k].key);
-  }
-  const thr_ynode *m = thr_ymap_get(root, s->name);
+static int read_section(cfg *c, const thr_ynode *root, const thr_key *section) {
+  char known[512], g[GOT_LEN];
+  const char *name = section->path;
+  const thr_ynode *m = thr_ymap_get(root, name);
   if (!m || thr_ynode_is_null(m)) return 0; /* an empty section keeps the defaults */
-  if (m->kind != THR_Y_MAP) return fail(c, m, s->name, "expected a map with keys %s, got %s", known, got(m, g));
-  if (check_keys(c, m, s->name, known)) return -1;
-  for (int k = 0; k < s->n; ++k) {
-    const thr_ynode *v = thr_ymap_get(m, s->keys[k].key);
-    if (v && read_spec(c, v, subkey(p, s->name, s->keys[k].key), &s->keys[k])) return -1;
+  if (m->kind != THR_Y_MAP)
+    return fail(c, m, name, "expected a map with keys %s, got %s", names_under(name, 0, ", ", known, sizeof known),
+                got(m, g));
+  return check_keys(c, m, name) || read_fields(c, m, name, NULL) ? -1 : 0;
+}
+
+/* The optional top-level maps: time, solver, model, ..., output. */
+static int read_sections(cfg *c, const thr_ynode *root) {
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    if (thr_key_is_child(k, "") && k->type == THR_KEY_MAP && !(k->flags & THR_KEY_REQUIRED) &&
+        read_section(c, root, k))
+      return -1;
   }
   return 0;
 }
 
 /* ---- top level ------------------------------------------------------------ */
-
-#define TOP_KEYS                                                                                       \
-  "name, description, seed, world, time, solver, model, contact, long_range, avoidance, walls, xsph, " \
-  "neighbors, decomposition, goals, obstacles, agents, output"
 
 /* The file's name without directories and .yaml/.yml. */
 static void default_name(const char *path, char *name, size_t size) {
@@ -529,15 +558,11 @@ static void default_name(const char *path, char *name, size_t size) {
 }
 
 static int read_top_scalars(cfg *c, const thr_ynode *root) {
-  const thr_ynode *v;
-  if ((v = thr_ymap_get(root, "name"))) {
-    if (read_string(c, v, "name", c->sc->name, sizeof c->sc->name, 1)) return -1;
-    /* the name becomes the default output directory out/<name> */
-    if (strchr(c->sc->name, '/') || !strcmp(c->sc->name, ".") || !strcmp(c->sc->name, ".."))
-      return fail(c, v, "name", "must not contain '/' or be '.' or '..' (it names the output directory out/<name>)");
-  }
-  if ((v = thr_ymap_get(root, "description")) && read_string(c, v, "description", NULL, 0, 0)) return -1;
-  if ((v = thr_ymap_get(root, "seed")) && read_seed(c, v, "seed", &c->sc->seed)) return -1;
+  if (read_fields(c, root, "", NULL)) return -1;
+  /* the name becomes the default output directory out/<name> */
+  const thr_ynode *v = thr_ymap_get(root, "name");
+  if (v && (strchr(c->sc->name, '/') || !strcmp(c->sc->name, ".") || !strcmp(c->sc->name, "..")))
+    return fail(c, v, "name", "must not contain '/' or be '.' or '..' (it names the output directory out/<name>)");
   return 0;
 }
 
@@ -546,27 +571,35 @@ static int read_world(cfg *c, const thr_ynode *root) {
   const thr_ynode *w = thr_ymap_get(root, "world");
   if (!w) return missing(c, root, "", "world", " (a map {min: [x, y], max: [x, y]})");
   if (w->kind != THR_Y_MAP) return fail(c, w, "world", "expected a map {min: [x, y], max: [x, y]}, got %s", got(w, g));
-  if (check_keys(c, w, "world", "min, max")) return -1;
-  const thr_ynode *vmin = need(c, w, "world", "min"), *vmax = vmin ? need(c, w, "world", "max") : NULL;
-  if (!vmin || !vmax) return -1;
-  if (read_point(c, vmin, "world.min", &c->sc->world_min) || read_point(c, vmax, "world.max", &c->sc->world_max))
-    return -1;
-  return check_corners(c, vmax, "world.max", c->sc->world_min, c->sc->world_max, 1);
+  if (check_keys(c, w, "world") || need_keys(c, w, "world", -1) || read_fields(c, w, "world", NULL)) return -1;
+  return check_corners(c, thr_ymap_get(w, "max"), "world.max", c->sc->world_min, c->sc->world_max, 1);
 }
 
 /* ---- goals ---------------------------------------------------------------- */
 
+static int read_goal_disk(cfg *c, const thr_ynode *v, const char *path, thr_goal *goal) {
+  char g[GOT_LEN];
+  thr_vec2 center;
+  if (v->kind != THR_Y_MAP) return fail(c, v, path, "expected a map {center: [x, y], radius: R}, got %s", got(v, g));
+  if (check_keys(c, v, path) || need_keys(c, v, path, -1) || read_key_into(c, v, path, "center", &center) ||
+      read_key_into(c, v, path, "radius", &goal->r))
+    return -1;
+  goal->kind = THR_GOAL_DISK;
+  goal->ax = center.x, goal->ay = center.y;
+  return 0;
+}
+
 static int read_goal_shape(cfg *c, const thr_ynode *item, const char *path, thr_goal *goal) {
-  char p[PATH_LEN], q[PATH_LEN], g[GOT_LEN];
+  char p[PATH_LEN];
   int which = 0;
-  if (pick_one(c, item, path, "point, rect, disk", &which)) return -1;
+  if (pick_one(c, item, path, &which)) return -1;
   const char *shape = item->keys[which]->text;
   const thr_ynode *v = item->items[which];
   subkey(p, path, shape);
   memset(goal, 0, sizeof *goal);
   if (!strcmp(shape, "point")) {
     thr_vec2 a;
-    if (read_point(c, v, p, &a)) return -1;
+    if (read_key_into(c, item, path, shape, &a)) return -1;
     goal->kind = THR_GOAL_POINT;
     goal->ax = a.x, goal->ay = a.y;
     return 0;
@@ -578,27 +611,21 @@ static int read_goal_shape(cfg *c, const thr_ynode *item, const char *path, thr_
     goal->ax = lo.x, goal->ay = lo.y, goal->bx = hi.x, goal->by = hi.y;
     return 0;
   }
-  if (v->kind != THR_Y_MAP) return fail(c, v, p, "expected a map {center: [x, y], radius: R}, got %s", got(v, g));
-  if (check_keys(c, v, p, "center, radius")) return -1;
-  const thr_ynode *vc = need(c, v, p, "center"), *vr = vc ? need(c, v, p, "radius") : NULL;
-  thr_vec2 ctr;
-  if (!vc || !vr || read_point(c, vc, subkey(q, p, "center"), &ctr) ||
-      read_number(c, vr, subkey(q, p, "radius"), R_GT0, &goal->r))
-    return -1;
-  goal->kind = THR_GOAL_DISK;
-  goal->ax = ctr.x, goal->ay = ctr.y;
-  return 0;
+  return read_goal_disk(c, v, p, goal);
 }
 
 static int read_goal(cfg *c, const thr_ynode *item, int i) {
-  char path[PATH_LEN], p[PATH_LEN], g[GOT_LEN];
+  char path[PATH_LEN], p[PATH_LEN], g[GOT_LEN], shapes[64];
   thr_scenario *sc = c->sc;
   subindex(path, "goals", i);
   if (item->kind != THR_Y_MAP)
-    return fail(c, item, path, "expected a map {name: NAME, point|rect|disk: ...}, got %s", got(item, g));
-  if (check_keys(c, item, path, "name, point, rect, disk")) return -1;
-  const thr_ynode *vname = need(c, item, path, "name");
-  if (!vname || read_string(c, vname, subkey(p, path, "name"), sc->goal_names[i], sizeof sc->goal_names[i], 1))
+    return fail(c, item, path, "expected a map {name: NAME, %s: ...}, got %s",
+                names_under(path, THR_KEY_ONE_OF, "|", shapes, sizeof shapes), got(item, g));
+  const thr_ynode *vname = thr_ymap_get(item, "name");
+  subkey(p, path, "name");
+  if (check_keys(c, item, path) || need_keys(c, item, path, -1) ||
+      read_string(c, vname, p, sc->goal_names[i], sizeof sc->goal_names[i],
+                  row_at(p)->range == THR_RANGE_NONEMPTY))
     return -1;
   for (int k = 0; k < i; ++k)
     if (!strcmp(sc->goal_names[k], sc->goal_names[i]))
@@ -610,13 +637,13 @@ static int read_goal(cfg *c, const thr_ynode *item, int i) {
 }
 
 static int read_goals(cfg *c, const thr_ynode *root) {
-  char g[GOT_LEN];
+  char g[GOT_LEN], shapes[64];
   thr_scenario *sc = c->sc;
   const thr_ynode *list = thr_ymap_get(root, "goals");
   if (!list || thr_ynode_is_null(list)) return 0;
   if (list->kind != THR_Y_SEQ)
-    return fail(c, list, "goals", "expected a list of goals ({name: NAME, point|rect|disk: ...}), got %s",
-                got(list, g));
+    return fail(c, list, "goals", "expected a list of goals ({name: NAME, %s: ...}), got %s",
+                names_under("goals[]", THR_KEY_ONE_OF, "|", shapes, sizeof shapes), got(list, g));
   if (list->n == 0) return 0;
   size_t n = (size_t)list->n;
   sc->goals = calloc(n, sizeof *sc->goals);
@@ -645,63 +672,60 @@ static int push_vert(cfg *c, const thr_ynode *at, thr_vec2 v) {
   return 0;
 }
 
-/* A list of points for a segment (exactly 2), polyline (>= 2) or polygon (>= 3). */
-static int read_chain(cfg *c, const thr_ynode *n, const char *path, int min_n, int exact, int closed) {
+/* A list of points for a segment, polyline or polygon: as many as the row
+ * of `path` allows; a closed chain must not repeat its first point. */
+static int read_chain(cfg *c, const thr_ynode *n, const char *path, int closed) {
   char g[GOT_LEN], p[PATH_LEN];
-  if (n->kind != THR_Y_SEQ || n->n < min_n || (exact && n->n != min_n)) {
+  const thr_key *k = row_at(path);
+  int exact = k->max_items == k->min_items;
+  if (n->kind != THR_Y_SEQ || n->n < k->min_items || (k->max_items && n->n > k->max_items)) {
     if (exact) return fail(c, n, path, "expected a list of 2 points [[x1, y1], [x2, y2]], got %s", got(n, g));
-    return fail(c, n, path, "expected a list of at least %d points [[x, y], ...], got %s", min_n, got(n, g));
+    return fail(c, n, path, "expected a list of at least %d points [[x, y], ...], got %s", k->min_items, got(n, g));
   }
   int first = c->sc->n_verts;
-  for (int k = 0; k < n->n; ++k) {
+  for (int i = 0; i < n->n; ++i) {
     thr_vec2 v;
-    if (read_point(c, n->items[k], subindex(p, path, k), &v)) return -1;
-    const thr_vec2 *prev = k ? &c->sc->verts[c->sc->n_verts - 1] : NULL;
+    if (read_point(c, n->items[i], subindex(p, path, i), THR_RANGE_ANY, &v)) return -1;
+    const thr_vec2 *prev = i ? &c->sc->verts[c->sc->n_verts - 1] : NULL;
     if (prev && v.x == prev->x && v.y == prev->y)
-      return fail(c, n->items[k], p, "repeats the previous point [%g, %g]", (double)v.x, (double)v.y);
-    if (closed && k == n->n - 1 && v.x == c->sc->verts[first].x && v.y == c->sc->verts[first].y)
-      return fail(c, n->items[k], p, "repeats the first point (a polygon closes by itself; leave it out)");
-    if (push_vert(c, n->items[k], v)) return -1;
+      return fail(c, n->items[i], p, "repeats the previous point [%g, %g]", (double)v.x, (double)v.y);
+    if (closed && i == n->n - 1 && v.x == c->sc->verts[first].x && v.y == c->sc->verts[first].y)
+      return fail(c, n->items[i], p, "repeats the first point (a polygon closes by itself; leave it out)");
+    if (push_vert(c, n->items[i], v)) return -1;
   }
   return 0;
 }
 
+/* A closed rectangle: its corners counter-clockwise from the lower left. */
+static int read_obstacle_rect(cfg *c, const thr_ynode *v, const char *path) {
+  thr_vec2 lo, hi;
+  return read_rect(c, v, path, 1, &lo, &hi) || push_vert(c, v, lo) || push_vert(c, v, v2(hi.x, lo.y)) ||
+                 push_vert(c, v, hi) || push_vert(c, v, v2(lo.x, hi.y))
+             ? -1
+             : 0;
+}
+
 static int read_obstacle(cfg *c, const thr_ynode *item, int o) {
-  char path[PATH_LEN], p[PATH_LEN], g[GOT_LEN];
+  char path[PATH_LEN], p[PATH_LEN], g[GOT_LEN], shapes[128];
   thr_scenario *sc = c->sc;
   subindex(path, "obstacles", o);
   if (item->kind != THR_Y_MAP)
-    return fail(c, item, path, "expected a map with one of segment, polyline, polygon, rect, got %s", got(item, g));
-  if (check_keys(c, item, path, "segment, polyline, polygon, rect")) return -1;
+    return fail(c, item, path, "expected a map with one of %s, got %s",
+                names_under(path, THR_KEY_ONE_OF, ", ", shapes, sizeof shapes), got(item, g));
   int which = 0;
-  if (pick_one(c, item, path, "segment, polyline, polygon, rect", &which)) return -1;
+  if (check_keys(c, item, path) || pick_one(c, item, path, &which)) return -1;
   const char *shape = item->keys[which]->text;
   const thr_ynode *v = item->items[which];
   subkey(p, path, shape);
   sc->obs_line[o] = item->n ? item->keys[0]->line : item->line;
-  int rc;
-  if (!strcmp(shape, "segment")) {
-    rc = read_chain(c, v, p, 2, 1, 0);
-  } else if (!strcmp(shape, "polyline")) {
-    rc = read_chain(c, v, p, 2, 0, 0);
-  } else if (!strcmp(shape, "polygon")) {
-    rc = read_chain(c, v, p, 3, 0, 1);
-    sc->obs_closed[o] = 1;
-  } else {
-    thr_vec2 lo, hi;
-    rc = read_rect(c, v, p, 1, &lo, &hi);
-    /* counter-clockwise from the lower-left corner */
-    if (!rc)
-      rc = push_vert(c, v, lo) || push_vert(c, v, v2(hi.x, lo.y)) || push_vert(c, v, hi) ||
-           push_vert(c, v, v2(lo.x, hi.y));
-    sc->obs_closed[o] = 1;
-  }
+  sc->obs_closed[o] = !strcmp(shape, "polygon") || !strcmp(shape, "rect");
+  int rc = !strcmp(shape, "rect") ? read_obstacle_rect(c, v, p) : read_chain(c, v, p, sc->obs_closed[o]);
   sc->obs_vfirst[o + 1] = sc->n_verts;
   return rc ? -1 : 0;
 }
 
 static int read_obstacles(cfg *c, const thr_ynode *root) {
-  char g[GOT_LEN];
+  char g[GOT_LEN], shapes[128];
   thr_scenario *sc = c->sc;
   const thr_ynode *list = thr_ymap_get(root, "obstacles");
   int n = list && list->kind == THR_Y_SEQ ? list->n : 0;
@@ -709,8 +733,8 @@ static int read_obstacles(cfg *c, const thr_ynode *root) {
   if (!sc->obs_vfirst) return fail(c, root, "obstacles", "out of memory");
   if (!list || thr_ynode_is_null(list)) return 0;
   if (list->kind != THR_Y_SEQ)
-    return fail(c, list, "obstacles", "expected a list of obstacles (segment, polyline, polygon or rect), got %s",
-                got(list, g));
+    return fail(c, list, "obstacles", "expected a list of obstacles (maps with one of %s), got %s",
+                names_under("obstacles[]", THR_KEY_ONE_OF, ", ", shapes, sizeof shapes), got(list, g));
   if (n == 0) return 0;
   sc->obs_closed = calloc((size_t)n, sizeof *sc->obs_closed);
   sc->obs_line = calloc((size_t)n, sizeof *sc->obs_line);
@@ -724,50 +748,43 @@ static int read_obstacles(cfg *c, const thr_ynode *root) {
 
 /* ---- agent blocks --------------------------------------------------------- */
 
-static const char *const layout_names[] = {"grid", "random", "disk", "ellipse", "circle"};
-/* keys that only some layouts take, per layout */
-static const char *const layout_keys[] = {
-    "min, max, rows, cols, spacing, count", /* grid */
-    "min, max, count",                      /* random */
-    "center, radius, spacing, count",       /* disk */
-    "center, semi_axes, spacing, count",    /* ellipse */
-    "center, radius, count"                 /* circle */
-};
-#define BLOCK_COMMON_KEYS "name, layout, jitter, speed, agent_radius, mass, group, goal"
-#define BLOCK_KEYS                                                                                               \
-  "name, layout, min, max, center, radius, semi_axes, count, spacing, rows, cols, jitter, speed, agent_radius, " \
-  "mass, group, goal"
+/* The name of layout L ("grid", ...), as the row of `path`.layout has it. */
+static const char *layout_name(const char *path, int L, char *buf, size_t len) {
+  return thr_key_choice(row_of(path, "layout"), L, buf, len);
+}
 
-static int read_layout(cfg *c, const thr_ynode *blk, const char *path, int *layout) {
-  char g[GOT_LEN], p[PATH_LEN];
-  const thr_ynode *v = thr_ymap_get(blk, "layout");
-  if (!v) return missing(c, blk, path, "layout", " (one of grid, random, disk, ellipse, circle)");
-  for (int k = 0; k < 5; ++k)
-    if (v->kind == THR_Y_SCALAR && !strcmp(v->text, layout_names[k])) return *layout = k, 0;
-  return fail(c, v, subkey(p, path, "layout"), "expected one of grid, random, disk, ellipse, circle, got %s",
-              got(v, g));
+static int read_layout(cfg *c, const thr_ynode *blk, const char *path, thr_block *b) {
+  char what[128];
+  if (!thr_ymap_get(blk, "layout")) {
+    snprintf(what, sizeof what, " (one of %s)", row_of(path, "layout")->choices);
+    return missing(c, blk, path, "layout", what);
+  }
+  return read_key(c, blk, path, "layout", b);
 }
 
 /* Keys such as semi_axes on a grid block are mistakes, not extras. */
 static int check_layout_keys(cfg *c, const thr_ynode *blk, const char *path, int layout) {
+  char name[32], takes[256];
   for (int k = 0; k < blk->n; ++k) {
     const char *key = blk->keys[k]->text;
-    if (in_list(BLOCK_COMMON_KEYS, key) || in_list(layout_keys[layout], key)) continue;
-    return fail(c, blk->keys[k], path, "key '%s' does not apply to layout '%s' (%s blocks take %s)", key,
-                layout_names[layout], layout_names[layout], layout_keys[layout]);
+    if (thr_key_takes_layout(row_of(path, key), layout)) continue;
+    layout_name(path, layout, name, sizeof name);
+    return fail(c, blk->keys[k], path, "key '%s' does not apply to layout '%s' (%s blocks take %s)", key, name, name,
+                thr_schema_layout_names(takes, sizeof takes, layout));
   }
   return 0;
 }
 
-/* A number (or a point) > 0: both lattice spacings. */
+/* A number (both lattice spacings) or a point. */
 static int read_spacing(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
+  int range = row_at(path)->range;
   if (n->kind == THR_Y_SEQ) {
     thr_vec2 s;
-    if (read_positive_point(c, n, path, &s)) return -1;
+    if (read_point(c, n, path, range, &s)) return -1;
     b->spacing_x = s.x, b->spacing_y = s.y;
     return 0;
   }
-  if (read_number(c, n, path, R_GT0, &b->spacing_x)) return -1;
+  if (read_number(c, n, path, range, &b->spacing_x)) return -1;
   b->spacing_y = b->spacing_x;
   return 0;
 }
@@ -781,9 +798,7 @@ static int read_grid(cfg *c, const thr_ynode *blk, const char *path, thr_block *
   if (rows && spacing)
     return fail(c, thr_ymap_key(blk, "spacing"), path, "give either rows and cols or spacing, not both");
   if (!rows && !spacing) return fail(c, blk, path, "layout 'grid' needs rows and cols, or spacing");
-  if (rows && (read_int(c, rows, subkey(p, path, "rows"), 1, &b->rows) ||
-               read_int(c, cols, subkey(p, path, "cols"), 1, &b->cols)))
-    return -1;
+  if (read_key(c, blk, path, "rows", b) || read_key(c, blk, path, "cols", b)) return -1;
   if (spacing && read_spacing(c, spacing, subkey(p, path, "spacing"), b)) return -1;
   if (count && rows && b->count > (long)b->rows * b->cols)
     return fail(c, count, subkey(p, path, "count"), "count %ld exceeds rows x cols = %ld", b->count,
@@ -791,79 +806,78 @@ static int read_grid(cfg *c, const thr_ynode *blk, const char *path, thr_block *
   return 0;
 }
 
-/* Geometry and counts, by layout. */
+/* Geometry and counts, by layout (check_layout_keys has refused the keys
+ * the layout does not take). */
 static int read_placement(cfg *c, const thr_ynode *blk, const char *path, thr_block *b) {
-  char p[PATH_LEN];
-  const thr_ynode *v;
+  char p[PATH_LEN], name[32];
   int L = b->layout;
-  if ((v = thr_ymap_get(blk, "count")) && read_long(c, v, subkey(p, path, "count"), 1, &b->count)) return -1;
-  if (L == THR_LAYOUT_GRID || L == THR_LAYOUT_RANDOM) {
-    const thr_ynode *vmin = need(c, blk, path, "min"), *vmax = vmin ? need(c, blk, path, "max") : NULL;
-    if (!vmin || !vmax || read_point(c, vmin, subkey(p, path, "min"), &b->min) ||
-        read_point(c, vmax, subkey(p, path, "max"), &b->max) || check_corners(c, vmax, p, b->min, b->max, 0))
-      return -1;
-  } else {
-    if (!(v = need(c, blk, path, "center")) || read_point(c, v, subkey(p, path, "center"), &b->center)) return -1;
-  }
-  if (L == THR_LAYOUT_DISK || L == THR_LAYOUT_CIRCLE) {
-    if (!(v = need(c, blk, path, "radius")) || read_number(c, v, subkey(p, path, "radius"), R_GT0, &b->rx)) return -1;
-    b->ry = b->rx;
-  }
+  if (read_key(c, blk, path, "count", b) || need_keys(c, blk, path, L) || read_key(c, blk, path, "min", b) ||
+      read_key(c, blk, path, "max", b) || read_key(c, blk, path, "center", b) || read_key(c, blk, path, "radius", b))
+    return -1;
+  if ((L == THR_LAYOUT_GRID || L == THR_LAYOUT_RANDOM) &&
+      check_corners(c, thr_ymap_get(blk, "max"), subkey(p, path, "max"), b->min, b->max, 0))
+    return -1;
+  if (L == THR_LAYOUT_DISK || L == THR_LAYOUT_CIRCLE) b->ry = b->rx;
   if (L == THR_LAYOUT_ELLIPSE) {
     thr_vec2 ax;
-    if (!(v = need(c, blk, path, "semi_axes")) || read_positive_point(c, v, subkey(p, path, "semi_axes"), &ax))
-      return -1;
+    if (read_key_into(c, blk, path, "semi_axes", &ax)) return -1;
     b->rx = ax.x, b->ry = ax.y;
   }
   if ((L == THR_LAYOUT_RANDOM || L == THR_LAYOUT_CIRCLE) && !thr_ymap_get(blk, "count"))
     return missing(c, blk, path, "count", "");
   if (L == THR_LAYOUT_DISK || L == THR_LAYOUT_ELLIPSE) {
-    v = thr_ymap_get(blk, "spacing");
+    const thr_ynode *v = thr_ymap_get(blk, "spacing");
     if (!v && !thr_ymap_get(blk, "count"))
-      return fail(c, blk, path, "layout '%s' needs spacing, count or both", layout_names[L]);
+      return fail(c, blk, path, "layout '%s' needs spacing, count or both", layout_name(path, L, name, sizeof name));
     if (v && read_spacing(c, v, subkey(p, path, "spacing"), b)) return -1;
   }
   return L == THR_LAYOUT_GRID ? read_grid(c, blk, path, b) : 0;
 }
 
-/* A number, or a map {min, max}: a uniform range of values > 0. */
-static int read_value_range(cfg *c, const thr_ynode *n, const char *path, float *lo, float *hi) {
-  char g[GOT_LEN], p[PATH_LEN], q[PATH_LEN];
+/* Neither a number nor a map: "expected a number > 0 or a map {min, max}". */
+static int not_number_or_map(cfg *c, const thr_ynode *n, const char *path) {
+  char g[GOT_LEN], keys[64];
+  return fail(c, n, path, "expected a number%s or a map {%s}, got %s", thr_range_text(row_at(path)->range),
+              names_under(path, 0, ", ", keys, sizeof keys), got(n, g));
+}
+
+/* A number (min = max) or a map {min, max}: a uniform range of values. */
+static int read_value_range(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
+  char q[PATH_LEN];
+  float *lo = field_of(c, row_of(path, "min"), b), *hi = field_of(c, row_of(path, "max"), b);
   if (n->kind == THR_Y_SCALAR) {
-    if (read_number(c, n, path, R_GT0, lo)) return -1;
+    if (read_number(c, n, path, row_at(path)->range, lo)) return -1;
     *hi = *lo;
     return 0;
   }
-  if (n->kind != THR_Y_MAP) return fail(c, n, path, "expected a number > 0 or a map {min, max}, got %s", got(n, g));
-  if (check_keys(c, n, path, "min, max")) return -1;
+  if (n->kind != THR_Y_MAP) return not_number_or_map(c, n, path);
+  if (check_keys(c, n, path)) return -1;
   const thr_ynode *vmin = need(c, n, path, "min"), *vmax = vmin ? need(c, n, path, "max") : NULL;
-  if (!vmin || !vmax || read_number(c, vmin, subkey(p, path, "min"), R_GT0, lo) ||
-      read_number(c, vmax, subkey(q, path, "max"), R_GT0, hi))
-    return -1;
-  if (*hi < *lo) return fail(c, vmax, q, "must be >= %s.min (%g), got %g", path, (double)*lo, (double)*hi);
+  if (!vmin || !vmax || read_key(c, n, path, "min", b) || read_key(c, n, path, "max", b)) return -1;
+  if (*hi < *lo)
+    return fail(c, vmax, subkey(q, path, "max"), "must be >= %s.min (%g), got %g", path, (double)*lo, (double)*hi);
   return 0;
 }
 
 /* A number (no spread) or {mean, spread}. */
 static int read_speed(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
-  char g[GOT_LEN], p[PATH_LEN];
-  const thr_ynode *vm, *vs;
+  char p[PATH_LEN];
   if (n->kind == THR_Y_SCALAR) {
     b->speed_spread = 0.0f;
-    return read_number(c, n, path, R_GE0, &b->speed_mean);
+    return read_number(c, n, path, row_at(path)->range, &b->speed_mean);
   }
-  if (n->kind != THR_Y_MAP)
-    return fail(c, n, path, "expected a number >= 0 or a map {mean, spread}, got %s", got(n, g));
-  if (check_keys(c, n, path, "mean, spread")) return -1;
-  if ((vm = thr_ymap_get(n, "mean")) && read_number(c, vm, subkey(p, path, "mean"), R_GE0, &b->speed_mean)) return -1;
-  if (!(vs = thr_ymap_get(n, "spread"))) {
+  if (n->kind != THR_Y_MAP) return not_number_or_map(c, n, path);
+  if (check_keys(c, n, path) || read_key(c, n, path, "mean", b)) return -1;
+  const thr_ynode *vs = thr_ymap_get(n, "spread");
+  if (!vs) {
     /* the default spread never makes speeds negative */
     if (b->speed_spread > b->speed_mean) b->speed_spread = b->speed_mean;
     return 0;
   }
-  if (read_number(c, vs, subkey(p, path, "spread"), R_GE0, &b->speed_spread)) return -1;
+  if (read_key(c, n, path, "spread", b)) return -1;
   if (b->speed_spread > b->speed_mean)
-    return fail(c, vs, p, "must not exceed %s.mean (%g), or speeds would be negative", path, (double)b->speed_mean);
+    return fail(c, vs, subkey(p, path, "spread"), "must not exceed %s.mean (%g), or speeds would be negative", path,
+                (double)b->speed_mean);
   return 0;
 }
 
@@ -906,54 +920,45 @@ static int add_goal_set(cfg *c, const thr_ynode *const *names, int n, int is_lis
 
 /* {point|offset|antipodal: [x, y], jitter: J} */
 static int read_goal_map(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
-  char p[PATH_LEN];
   int which = 0;
-  if (check_keys(c, n, path, "point, offset, antipodal, jitter") ||
-      pick_one(c, n, path, "point, offset, antipodal", &which))
-    return -1;
+  if (check_keys(c, n, path) || pick_one(c, n, path, &which)) return -1;
   const char *form = n->keys[which]->text;
-  if (read_point(c, n->items[which], subkey(p, path, form), &b->goal_point)) return -1;
+  if (read_key(c, n, path, form, b)) return -1;
   b->goal_kind = !strcmp(form, "point")    ? THR_BGOAL_POINT
                  : !strcmp(form, "offset") ? THR_BGOAL_OFFSET
                                            : THR_BGOAL_ANTIPODAL;
-  const thr_ynode *j = thr_ymap_get(n, "jitter");
-  return j ? read_number(c, j, subkey(p, path, "jitter"), R_GE0, &b->goal_jitter) : 0;
+  return read_key(c, n, path, "jitter", b);
 }
 
 static int read_block_goal(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
-  char g[GOT_LEN];
+  char g[GOT_LEN], forms[64];
   if (n->kind == THR_Y_MAP) return read_goal_map(c, n, path, b);
   if (n->kind == THR_Y_SEQ && n->n > 0) return add_goal_set(c, (const thr_ynode *const *)n->items, n->n, 1, path, b);
   if (n->kind == THR_Y_SCALAR && !thr_ynode_is_null(n)) return add_goal_set(c, &n, 1, 0, path, b);
-  return fail(c, n, path,
-              "expected a goal name, a list of goal names, or a map {point|offset|antipodal: [x, y], jitter: J}, "
-              "got %s",
-              got(n, g));
+  return fail(c, n, path, "expected a goal name, a list of goal names, or a map {%s: [x, y], jitter: J}, got %s",
+              names_under(path, THR_KEY_ONE_OF, "|", forms, sizeof forms), got(n, g));
 }
 
 /* Everything except the placement: name, speeds, radii, masses, group, goal. */
-static int read_block_agents(cfg *c, const thr_ynode *blk, const char *path, int index, thr_block *b) {
+static int read_block_agents(cfg *c, const thr_ynode *blk, const char *path, thr_block *b) {
   char p[PATH_LEN];
   const thr_ynode *v;
-  snprintf(b->name, sizeof b->name, "block%d", index);
-  b->group = index;
-  b->speed_mean = 1.4f, b->speed_spread = 0.1f;
-  b->radius_min = b->radius_max = 0.5f;
-  b->mass_min = b->mass_max = 1.0f;
-  b->goal_kind = THR_BGOAL_NONE;
-  b->goal_set = -1;
-  if ((v = thr_ymap_get(blk, "name")) && read_string(c, v, subkey(p, path, "name"), b->name, sizeof b->name, 1))
-    return -1;
-  if ((v = thr_ymap_get(blk, "jitter")) && read_number(c, v, subkey(p, path, "jitter"), R_GE0, &b->jitter)) return -1;
+  if (read_key(c, blk, path, "name", b) || read_key(c, blk, path, "jitter", b)) return -1;
   if ((v = thr_ymap_get(blk, "speed")) && read_speed(c, v, subkey(p, path, "speed"), b)) return -1;
-  if ((v = thr_ymap_get(blk, "agent_radius")) &&
-      read_value_range(c, v, subkey(p, path, "agent_radius"), &b->radius_min, &b->radius_max))
+  if ((v = thr_ymap_get(blk, "agent_radius")) && read_value_range(c, v, subkey(p, path, "agent_radius"), b))
     return -1;
-  if ((v = thr_ymap_get(blk, "mass")) && read_value_range(c, v, subkey(p, path, "mass"), &b->mass_min, &b->mass_max))
-    return -1;
-  if ((v = thr_ymap_get(blk, "group")) && read_int(c, v, subkey(p, path, "group"), 0, &b->group)) return -1;
+  if ((v = thr_ymap_get(blk, "mass")) && read_value_range(c, v, subkey(p, path, "mass"), b)) return -1;
+  if (read_key(c, blk, path, "group", b)) return -1;
   if ((v = thr_ymap_get(blk, "goal")) && read_block_goal(c, v, subkey(p, path, "goal"), b)) return -1;
   return 0;
+}
+
+/* The table's defaults, and those it can only describe: the name block<N>
+ * and the group, both from the block's index. */
+static void block_defaults(thr_block *b, int index) {
+  thr_config_block_defaults(b);
+  snprintf(b->name, sizeof b->name, "block%d", index);
+  b->group = index;
 }
 
 static int read_block(cfg *c, const thr_ynode *blk, int index, thr_block *b) {
@@ -962,10 +967,10 @@ static int read_block(cfg *c, const thr_ynode *blk, int index, thr_block *b) {
   if (blk->kind != THR_Y_MAP)
     return fail(c, blk, path, "expected an agent block (a map with layout, ...), got %s", got(blk, g));
   b->line = blk->n ? blk->keys[0]->line : blk->line;
-  if (check_keys(c, blk, path, BLOCK_KEYS) || read_layout(c, blk, path, &b->layout) ||
-      check_layout_keys(c, blk, path, b->layout))
+  block_defaults(b, index);
+  if (check_keys(c, blk, path) || read_layout(c, blk, path, b) || check_layout_keys(c, blk, path, b->layout))
     return -1;
-  return read_placement(c, blk, path, b) || read_block_agents(c, blk, path, index, b) ? -1 : 0;
+  return read_placement(c, blk, path, b) || read_block_agents(c, blk, path, b) ? -1 : 0;
 }
 
 static int read_agents(cfg *c, const thr_ynode *root) {
@@ -988,14 +993,10 @@ static int read_agents(cfg *c, const thr_ynode *root) {
 
 /* ---- the whole scenario --------------------------------------------------- */
 
+/* The table's defaults, and the one it can only describe: the name, from the
+ * file's name. */
 static void scenario_defaults(thr_scenario *sc, const char *path) {
-  thr_params_defaults(&sc->prm);
-  sc->seed = 1;
-  sc->steps = 1000;
-  sc->trajectory_every = 24;
-  sc->metrics_every = 1;
-  sc->balance_every = 50;
-  sc->balance_threshold = 1.10f;
+  thr_config_scenario_defaults(sc);
   snprintf(sc->path, sizeof sc->path, "%s", path);
   default_name(path, sc->name, sizeof sc->name);
 }
@@ -1012,9 +1013,7 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
   if (root->kind != THR_Y_MAP)
     return fail(c, root, "", "expected a map of keys (name, world, agents, ...) at the top level, got %s",
                 got(root, g));
-  if (check_keys(c, root, "", TOP_KEYS) || read_top_scalars(c, root) || read_world(c, root)) return -1;
-  for (size_t k = 0; k < sizeof sections / sizeof sections[0]; ++k)
-    if (read_section(c, root, &sections[k])) return -1;
+  if (check_keys(c, root, "") || read_top_scalars(c, root) || read_world(c, root) || read_sections(c, root)) return -1;
   if (read_goals(c, root) || read_obstacles(c, root) || read_agents(c, root)) return -1;
   return 0;
 }

@@ -508,7 +508,7 @@ THR_TEST(unknown_keys) {
 THR_TEST(unknown_keys_nested) {
   FAILS(WORLD "agents:\n  - " GRID ", sped: 1}\n",
         ":3:64: agents[0]: unknown key 'sped' (known keys here: name, layout, min, max, center, radius, semi_axes, "
-        "count, spacing, rows, cols, jitter, speed, agent_radius, mass, group, goal); did you mean 'speed'?");
+        "rows, cols, spacing, count, jitter, speed, agent_radius, mass, group, goal); did you mean 'speed'?");
   FAILS(WORLD "goals:\n  - {name: a, pont: [1, 2]}\n" AGENTS,
         ":3:15: goals[0]: unknown key 'pont' (known keys here: name, point, rect, disk); did you mean 'point'?");
   FAILS(WORLD "obstacles:\n  - segmnt: [[0, 0], [1, 1]]\n" AGENTS,

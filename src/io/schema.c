@@ -1,0 +1,466 @@
+/* The scenario keys (schema.h): the table, look-ups over it, and the
+ * markdown reference that docs/configuration.md carries. A default or a key
+ * list written anywhere else would drift from this table; the unit tests
+ * (test_schema.c) and the docs check (tests/cli/check_schema_docs.py) hold
+ * the rest of the tree to it. */
+#include "schema.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#include "base/scenario.h"
+#include "yamltree.h"
+
+/* ---- the table ------------------------------------------------------------ */
+
+#define MEMBER_SIZE(type, member) sizeof(((type *)0)->member)
+#define FIELD(at, type, member, ctype) \
+  .field = {THR_AT_##at, THR_C_##ctype, offsetof(type, member), MEMBER_SIZE(type, member)}
+#define SC(member, ctype) FIELD(SCENARIO, thr_scenario, member, ctype)
+#define PRM(member, ctype) FIELD(PARAMS, thr_params, member, ctype)
+#define BLK(member, ctype) FIELD(BLOCK, thr_block, member, ctype)
+
+/* agents[] keys that only some layouts take */
+#define GRID (1u << THR_LAYOUT_GRID)
+#define RANDOM (1u << THR_LAYOUT_RANDOM)
+#define DISK (1u << THR_LAYOUT_DISK)
+#define ELLIPSE (1u << THR_LAYOUT_ELLIPSE)
+#define CIRCLE (1u << THR_LAYOUT_CIRCLE)
+#define ALL_LAYOUTS (GRID | RANDOM | DISK | ELLIPSE | CIRCLE)
+
+#define MAP THR_KEY_MAP
+#define LIST THR_KEY_LIST
+#define NUMBER THR_KEY_NUMBER
+#define INTEGER THR_KEY_INTEGER
+#define BOOL THR_KEY_BOOL
+#define STRING THR_KEY_STRING
+#define POINT THR_KEY_POINT
+#define POINTS THR_KEY_POINTS
+#define CHOICE THR_KEY_CHOICE
+#define NUMBER_OR_MAP THR_KEY_NUMBER_OR_MAP
+#define NUMBER_OR_POINT THR_KEY_NUMBER_OR_POINT
+#define GOAL THR_KEY_GOAL
+
+#define GT0 THR_RANGE_GT0
+#define GE0 THR_RANGE_GE0
+#define UNIT THR_RANGE_UNIT
+#define STIFF THR_RANGE_STIFF
+#define GE1 THR_RANGE_GE1
+#define NONEMPTY THR_RANGE_NONEMPTY
+
+#define REQUIRED THR_KEY_REQUIRED
+#define ONE_OF THR_KEY_ONE_OF
+
+const thr_key thr_schema[] = {
+    /* top level */
+    {.path = "name", .type = STRING, .range = NONEMPTY, SC(name, CHARS), .def_note = "file name without `.yaml`",
+     .meaning = "scenario name; used for the default output directory"},
+    {.path = "description", .type = STRING, .def_note = "empty", .meaning = "free text, printed by `throng check`"},
+    {.path = "seed", .type = INTEGER, .range = GE0, .def = "1", SC(seed, U64),
+     .meaning = "seed of the counter-based random numbers (placement jitter, speeds, radii, masses, goal jitter)"},
+
+    {.path = "world", .type = MAP, .flags = REQUIRED, .meaning = "the simulated rectangle"},
+    {.path = "world.min", .type = POINT, .flags = REQUIRED, SC(world_min, VEC2), .meaning = "lower-left corner"},
+    {.path = "world.max", .type = POINT, .flags = REQUIRED, SC(world_max, VEC2),
+     .meaning = "upper-right corner; each coordinate must exceed `min`'s"},
+
+    {.path = "time", .type = MAP, .meaning = "time step and run length"},
+    {.path = "time.dt", .type = NUMBER, .range = GT0, .def = "1/48", PRM(dt, FLOAT), .meaning = "time step Δt"},
+    {.path = "time.steps", .type = INTEGER, .range = GE0, .def = "1000", SC(steps, LONG),
+     .meaning = "steps a run takes (`throng run --steps` overrides)"},
+
+    {.path = "solver", .type = MAP, .meaning = "PBD iterations"},
+    {.path = "solver.stability_iterations", .type = INTEGER, .range = GE0, .def = "1",
+     PRM(stability_iterations, INT),
+     .meaning = "contact passes on the start-of-step positions (Algorithm 1 lines 9–15)"},
+    {.path = "solver.iterations", .type = INTEGER, .range = GE0, .def = "6", PRM(solver_iterations, INT),
+     .meaning = "constraint iterations (lines 16–21)"},
+    {.path = "solver.omega", .type = NUMBER, .range = GT0, .def = "1.2", PRM(omega, FLOAT),
+     .meaning = "Jacobi delta-averaging coefficient ω: Δx_i = ω/n_i Σ Δx_ij"},
+
+    {.path = "model", .type = MAP, .meaning = "blending, collision radius, clamps, goals"},
+    {.path = "model.alpha", .type = NUMBER, .range = UNIT, .def = "0.0385", PRM(alpha, FLOAT),
+     .meaning = "velocity blending, eq. (1)"},
+    {.path = "model.radius_scale", .type = NUMBER, .range = GE1, .def = "1.05", PRM(radius_scale, FLOAT),
+     .meaning = "collision checks use radii expanded by this factor"},
+    {.path = "model.max_speed", .type = NUMBER, .range = GE0, .def = "2.5", PRM(max_speed, FLOAT),
+     .meaning = "speed clamp (§4.6); 0 disables"},
+    {.path = "model.max_acceleration", .type = NUMBER, .range = GE0, .def = "0", PRM(max_accel, FLOAT),
+     .meaning = "acceleration clamp |Δv|/Δt (§4.6); 0 disables"},
+    {.path = "model.arrive_radius", .type = NUMBER, .range = GT0, .def = "0.5", PRM(arrive_radius, FLOAT),
+     .meaning = "a point goal counts as reached within this distance"},
+
+    {.path = "contact", .type = MAP, .meaning = "frictional contact (§4.2)"},
+    {.path = "contact.enabled", .type = BOOL, .def = "true", PRM(contact_on, INT),
+     .meaning = "agent–agent contact constraint, eq. (2)"},
+    {.path = "contact.stiffness", .type = NUMBER, .range = STIFF, .def = "1.0", PRM(contact_stiffness, FLOAT),
+     .meaning = "stiffness of the contact constraint"},
+    {.path = "contact.friction", .type = BOOL, .def = "true", PRM(friction_on, INT),
+     .meaning = "static and kinetic friction (Macklin et al. 2014)"},
+    {.path = "contact.static_friction", .type = NUMBER, .range = GE0, .def = "0.21", PRM(mu_static, FLOAT),
+     .meaning = "μ_s"},
+    {.path = "contact.kinetic_friction", .type = NUMBER, .range = GE0, .def = "0.10", PRM(mu_kinetic, FLOAT),
+     .meaning = "μ_k"},
+
+    {.path = "long_range", .type = MAP,
+     .meaning = "long-range collision constraint (§4.4), the paper's \"LR\" column"},
+    {.path = "long_range.enabled", .type = BOOL, .def = "true", PRM(longrange_on, INT),
+     .meaning = "the long-range collision constraint"},
+    {.path = "long_range.stiffness", .type = NUMBER, .range = GE0, .def = "0.24", PRM(lr_stiffness, FLOAT),
+     .meaning = "k in k·exp(−τ̂²/τ0)"},
+    {.path = "long_range.tau0", .type = NUMBER, .range = GT0, .def = "20", PRM(lr_tau0, FLOAT),
+     .meaning = "only 0 < τ < τ0 counts [s]"},
+    {.path = "long_range.radius", .type = NUMBER, .range = GT0, .def = "3.0", PRM(lr_radius, FLOAT),
+     .meaning = "neighbours considered (start-of-step distance) [m]"},
+
+    {.path = "avoidance", .type = MAP, .meaning = "avoidance model (§4.5), the paper's \"A\" column"},
+    {.path = "avoidance.enabled", .type = BOOL, .def = "false", PRM(avoidance_on, INT),
+     .meaning = "the avoidance model (tangential part of the long-range response)"},
+    {.path = "avoidance.stiffness", .type = NUMBER, .range = GE0, .def = "0.24", PRM(av_stiffness, FLOAT),
+     .meaning = "k in k·exp(−τ̂²/τ0)"},
+    {.path = "avoidance.tau0", .type = NUMBER, .range = GT0, .def = "20", PRM(av_tau0, FLOAT),
+     .meaning = "only 0 < τ < τ0 counts [s]"},
+    {.path = "avoidance.radius", .type = NUMBER, .range = GT0, .def = "3.0", PRM(av_radius, FLOAT),
+     .meaning = "neighbours considered (start-of-step distance) [m]"},
+
+    {.path = "walls", .type = MAP, .meaning = "walls and obstacles (§4.7)"},
+    {.path = "walls.enabled", .type = BOOL, .def = "true", PRM(walls_on, INT),
+     .meaning = "contact of agents with obstacles (infinite mass)"},
+    {.path = "walls.stiffness", .type = NUMBER, .range = STIFF, .def = "1.0", PRM(wall_stiffness, FLOAT),
+     .meaning = "stiffness of wall contact"},
+
+    {.path = "xsph", .type = MAP, .meaning = "XSPH cohesion (§4.3)"},
+    {.path = "xsph.enabled", .type = BOOL, .def = "true", PRM(xsph_on, INT),
+     .meaning = "XSPH viscosity on the new velocities"},
+    {.path = "xsph.h", .type = NUMBER, .range = GT0, .def = "3.5", PRM(xsph_h, FLOAT),
+     .meaning = "Poly6 kernel support radius [m] (the paper's 7 for radius-1 agents, scaled)"},
+    {.path = "xsph.c", .type = NUMBER, .range = GE0, .def = "0.1", PRM(xsph_c, FLOAT),
+     .meaning = "viscosity coefficient (see `docs/paper-map.md` for why not the paper's 217)"},
+
+    {.path = "neighbors", .type = MAP, .meaning = "neighbour grid"},
+    {.path = "neighbors.cell_size", .type = NUMBER, .range = GE0, .def = "0", .def_note = "0 (auto)",
+     PRM(cell_size, FLOAT), .meaning = "side of a grid cell; auto = largest contact distance + skin"},
+    {.path = "neighbors.skin", .type = NUMBER, .range = GE0, .def = "0.3", PRM(skin, FLOAT),
+     .meaning = "extra search distance that covers motion during a step"},
+
+    {.path = "decomposition", .type = MAP, .meaning = "load balancing when the run uses several MPI ranks"},
+    {.path = "decomposition.balance_every", .type = INTEGER, .range = GE0, .def = "50", SC(balance_every, INT),
+     .meaning = "measure the imbalance (largest / mean number of agents a rank owns) every K steps and "
+                "re-partition when it exceeds the threshold; 0 = only once, at start-up"},
+    {.path = "decomposition.balance_threshold", .type = NUMBER, .range = GE1, .def = "1.10",
+     SC(balance_threshold, FLOAT),
+     .meaning = "imbalance above which the ranks re-partition; a new partition is adopted only when it is "
+                "better than the current one"},
+
+    {.path = "goals", .type = LIST, .def_note = "empty", .meaning = "named goals that agent blocks refer to"},
+    {.path = "goals[].name", .type = STRING, .range = NONEMPTY, .flags = REQUIRED,
+     .meaning = "how agent blocks refer to the goal; unique"},
+    {.path = "goals[].point", .type = POINT, .flags = ONE_OF,
+     .meaning = "a point; reached within `model.arrive_radius`"},
+    {.path = "goals[].rect", .type = MAP, .flags = ONE_OF, .meaning = "a rectangle; reached when inside"},
+    {.path = "goals[].rect.min", .type = POINT, .flags = REQUIRED, .meaning = "lower-left corner"},
+    {.path = "goals[].rect.max", .type = POINT, .flags = REQUIRED,
+     .meaning = "upper-right corner; no coordinate below `min`'s"},
+    {.path = "goals[].disk", .type = MAP, .flags = ONE_OF, .meaning = "a disk; reached when inside"},
+    {.path = "goals[].disk.center", .type = POINT, .flags = REQUIRED, .meaning = "centre"},
+    {.path = "goals[].disk.radius", .type = NUMBER, .range = GT0, .flags = REQUIRED, .meaning = "radius"},
+
+    {.path = "obstacles", .type = LIST, .def_note = "empty", .meaning = "walls and polygons"},
+    {.path = "obstacles[].segment", .type = POINTS, .flags = ONE_OF, .min_items = 2, .max_items = 2,
+     .meaning = "a wall segment"},
+    {.path = "obstacles[].polyline", .type = POINTS, .flags = ONE_OF, .min_items = 2,
+     .meaning = "an open chain of wall segments"},
+    {.path = "obstacles[].polygon", .type = POINTS, .flags = ONE_OF, .min_items = 3,
+     .meaning = "a closed polygon (the first point is not repeated); agents stay outside"},
+    {.path = "obstacles[].rect", .type = MAP, .flags = ONE_OF, .meaning = "a closed rectangle"},
+    {.path = "obstacles[].rect.min", .type = POINT, .flags = REQUIRED, .meaning = "lower-left corner"},
+    {.path = "obstacles[].rect.max", .type = POINT, .flags = REQUIRED,
+     .meaning = "upper-right corner; each coordinate must exceed `min`'s"},
+
+    {.path = "agents", .type = LIST, .flags = REQUIRED, .meaning = "agent blocks (at least one agent in total)"},
+    {.path = "agents[].name", .type = STRING, .range = NONEMPTY, BLK(name, CHARS), .def_note = "`block<N>`",
+     .meaning = "label used in messages and in `throng check`"},
+    {.path = "agents[].layout", .type = CHOICE, .flags = REQUIRED, .choices = "grid, random, disk, ellipse, circle",
+     BLK(layout, INT), .meaning = "how agents are placed"},
+    {.path = "agents[].min", .type = POINT, .flags = REQUIRED, .layouts = GRID | RANDOM, BLK(min, VEC2),
+     .meaning = "lower-left corner of the rectangle to fill"},
+    {.path = "agents[].max", .type = POINT, .flags = REQUIRED, .layouts = GRID | RANDOM, BLK(max, VEC2),
+     .meaning = "upper-right corner; no coordinate below `min`'s"},
+    {.path = "agents[].center", .type = POINT, .flags = REQUIRED, .layouts = DISK | ELLIPSE | CIRCLE,
+     BLK(center, VEC2), .meaning = "centre"},
+    {.path = "agents[].radius", .type = NUMBER, .range = GT0, .flags = REQUIRED, .layouts = DISK | CIRCLE,
+     BLK(rx, FLOAT), .meaning = "disk or circle radius (the area, not the agents)"},
+    {.path = "agents[].semi_axes", .type = POINT, .range = GT0, .flags = REQUIRED, .layouts = ELLIPSE,
+     .meaning = "semi-axes (a, b)"},
+    {.path = "agents[].rows", .type = INTEGER, .range = GT0, .layouts = GRID, BLK(rows, INT),
+     .meaning = "lattice rows, with `cols` (points spread evenly over the rectangle)"},
+    {.path = "agents[].cols", .type = INTEGER, .range = GT0, .layouts = GRID, BLK(cols, INT),
+     .meaning = "lattice columns, with `rows`"},
+    {.path = "agents[].spacing", .type = NUMBER_OR_POINT, .range = GT0, .layouts = GRID | DISK | ELLIPSE,
+     .def_note = "see below", .meaning = "lattice spacing, one number for both directions or [x, y]"},
+    {.path = "agents[].count", .type = INTEGER, .range = GT0, .layouts = ALL_LAYOUTS, BLK(count, LONG),
+     .def_note = "see below", .meaning = "number of agents"},
+    {.path = "agents[].jitter", .type = NUMBER, .range = GE0, .def = "0", BLK(jitter, FLOAT),
+     .meaning = "each coordinate displaced by a uniform draw in [−jitter, jitter]"},
+    {.path = "agents[].speed", .type = NUMBER_OR_MAP, .range = GE0,
+     .meaning = "preferred speed, uniform in [mean − spread, mean + spread]; a number is the mean, spread 0"},
+    {.path = "agents[].speed.mean", .type = NUMBER, .range = GE0, .def = "1.4", BLK(speed_mean, FLOAT),
+     .meaning = "mean preferred speed"},
+    {.path = "agents[].speed.spread", .type = NUMBER, .range = GE0, .def = "0.1", BLK(speed_spread, FLOAT),
+     .meaning = "half the width of the range; at most `mean` (an unset spread is cut to `mean`)"},
+    {.path = "agents[].agent_radius", .type = NUMBER_OR_MAP, .range = GT0,
+     .meaning = "agent disk radius, uniform in [min, max]; a number sets both"},
+    {.path = "agents[].agent_radius.min", .type = NUMBER, .range = GT0, .def = "0.5", BLK(radius_min, FLOAT),
+     .meaning = "smallest radius (the map needs both `min` and `max`)"},
+    {.path = "agents[].agent_radius.max", .type = NUMBER, .range = GT0, .def = "0.5", BLK(radius_max, FLOAT),
+     .meaning = "largest radius; not below `min`"},
+    {.path = "agents[].mass", .type = NUMBER_OR_MAP, .range = GT0,
+     .meaning = "agent mass, uniform in [min, max]; a number sets both"},
+    {.path = "agents[].mass.min", .type = NUMBER, .range = GT0, .def = "1", BLK(mass_min, FLOAT),
+     .meaning = "smallest mass (the map needs both `min` and `max`)"},
+    {.path = "agents[].mass.max", .type = NUMBER, .range = GT0, .def = "1", BLK(mass_max, FLOAT),
+     .meaning = "largest mass; not below `min`"},
+    {.path = "agents[].group", .type = INTEGER, .range = GE0, BLK(group, INT), .def_note = "block index",
+     .meaning = "group number (written to outputs)"},
+    {.path = "agents[].goal", .type = GOAL, .def_note = "none", .meaning = "where the agents go (see below)"},
+    {.path = "agents[].goal.point", .type = POINT, .flags = ONE_OF, BLK(goal_point, VEC2),
+     .meaning = "one point for the whole block"},
+    {.path = "agents[].goal.offset", .type = POINT, .flags = ONE_OF, BLK(goal_point, VEC2),
+     .meaning = "each agent's own start position plus this offset"},
+    {.path = "agents[].goal.antipodal", .type = POINT, .flags = ONE_OF, BLK(goal_point, VEC2),
+     .meaning = "the start position mirrored through this centre"},
+    {.path = "agents[].goal.jitter", .type = NUMBER, .range = GE0, .def = "0", BLK(goal_jitter, FLOAT),
+     .meaning = "each agent's goal displaced by a uniform draw in [−jitter, jitter] per coordinate"},
+
+    {.path = "output", .type = MAP, .meaning = "what a run writes"},
+    {.path = "output.dir", .type = STRING, .def = "", .def_note = "`out/<name>`", SC(out_dir, CHARS),
+     .meaning = "output directory (`throng run --out` overrides)"},
+    {.path = "output.trajectory_every", .type = INTEGER, .range = GE0, .def = "24", SC(trajectory_every, INT),
+     .meaning = "write all agents every K steps; 0 = never"},
+    {.path = "output.metrics_every", .type = INTEGER, .range = GE0, .def = "1", SC(metrics_every, INT),
+     .meaning = "write a metrics row every K steps; 0 = never"},
+};
+
+const size_t thr_schema_len = sizeof thr_schema / sizeof thr_schema[0];
+
+/* ---- look-ups ------------------------------------------------------------- */
+
+const thr_key *thr_schema_find(const char *path) {
+  for (size_t i = 0; i < thr_schema_len; ++i)
+    if (!strcmp(thr_schema[i].path, path)) return &thr_schema[i];
+  return NULL;
+}
+
+const char *thr_key_name(const thr_key *k) {
+  const char *dot = strrchr(k->path, '.');
+  return dot ? dot + 1 : k->path;
+}
+
+int thr_key_is_child(const thr_key *k, const char *parent) {
+  size_t n = strlen(parent);
+  if (!n) return !strchr(k->path, '.');
+  return !strncmp(k->path, parent, n) && k->path[n] == '.' && !strchr(k->path + n + 1, '.');
+}
+
+const thr_key *thr_schema_child(const char *parent, const char *name) {
+  for (size_t i = 0; i < thr_schema_len; ++i)
+    if (thr_key_is_child(&thr_schema[i], parent) && !strcmp(thr_key_name(&thr_schema[i]), name))
+      return &thr_schema[i];
+  return NULL;
+}
+
+int thr_key_takes_layout(const thr_key *k, int layout) {
+  return !k->layouts || (k->layouts & (1u << layout));
+}
+
+static void append_name(char *buf, size_t len, const char *sep, const char *name) {
+  if (*buf) thr_str_append(buf, len, sep);
+  thr_str_append(buf, len, name);
+}
+
+const char *thr_schema_names(char *buf, size_t len, const char *parent, int flags, const char *sep) {
+  buf[0] = '\0';
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    if (thr_key_is_child(k, parent) && (k->flags & flags) == flags) append_name(buf, len, sep, thr_key_name(k));
+  }
+  return buf;
+}
+
+const char *thr_schema_layout_names(char *buf, size_t len, int layout) {
+  buf[0] = '\0';
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    if (thr_key_is_child(k, "agents[]") && k->layouts && thr_key_takes_layout(k, layout))
+      append_name(buf, len, ", ", thr_key_name(k));
+  }
+  return buf;
+}
+
+const char *thr_key_choice(const thr_key *k, int index, char *buf, size_t len) {
+  const char *s = k->choices ? k->choices : "";
+  buf[0] = '\0';
+  for (int i = 0; *s; ++i) {
+    size_t n = strcspn(s, ",");
+    if (i == index) {
+      if (n < len) memcpy(buf, s, n), buf[n] = '\0';
+      break;
+    }
+    s += n;
+    while (*s == ',' || *s == ' ') s++;
+  }
+  return buf;
+}
+
+int thr_key_choice_index(const thr_key *k, const char *word) {
+  char buf[64];
+  for (int i = 0; *thr_key_choice(k, i, buf, sizeof buf); ++i)
+    if (!strcmp(buf, word)) return i;
+  return -1;
+}
+
+/* ---- ranges --------------------------------------------------------------- */
+
+const char *thr_range_text(int range) {
+  switch (range) {
+    case THR_RANGE_GT0:
+      return " > 0";
+    case THR_RANGE_GE0:
+      return " >= 0";
+    case THR_RANGE_UNIT:
+      return " in [0, 1]";
+    case THR_RANGE_STIFF:
+      return " in (0, 1]";
+    case THR_RANGE_GE1:
+      return " >= 1";
+    case THR_RANGE_NONEMPTY:
+      return ", not empty";
+    default:
+      return "";
+  }
+}
+
+int thr_range_holds(int range, double v) {
+  switch (range) {
+    case THR_RANGE_GT0:
+      return v > 0.0;
+    case THR_RANGE_GE0:
+      return v >= 0.0;
+    case THR_RANGE_UNIT:
+      return v >= 0.0 && v <= 1.0;
+    case THR_RANGE_STIFF:
+      return v > 0.0 && v <= 1.0;
+    case THR_RANGE_GE1:
+      return v >= 1.0;
+    default:
+      return 1;
+  }
+}
+
+/* ---- markdown ------------------------------------------------------------- */
+
+/* s into f with '|' escaped (it would end a table cell) and ">=" as "≥". */
+static void put_cell(FILE *f, const char *s) {
+  for (; *s; ++s) {
+    if (*s == '|') {
+      fputs("\\|", f);
+    } else if (s[0] == '>' && s[1] == '=') {
+      fputs("≥", f);
+      ++s;
+    } else {
+      fputc(*s, f);
+    }
+  }
+}
+
+/* "number > 0", "list of >= 3 points", "`grid`, `random`, ...". */
+static const char *type_text(const thr_key *k, char *buf, size_t len) {
+  static const char *const names[] = {
+      [THR_KEY_MAP] = "map",         [THR_KEY_LIST] = "list", [THR_KEY_NUMBER] = "number",
+      [THR_KEY_INTEGER] = "integer", [THR_KEY_BOOL] = "bool", [THR_KEY_STRING] = "string",
+      [THR_KEY_POINT] = "point"};
+  char word[64];
+  switch (k->type) {
+    case THR_KEY_POINTS:
+      snprintf(buf, len, k->max_items == k->min_items ? "list of %d points" : "list of >= %d points", k->min_items);
+      break;
+    case THR_KEY_CHOICE:
+      buf[0] = '\0';
+      for (int i = 0; *thr_key_choice(k, i, word, sizeof word); ++i)
+        snprintf(buf + strlen(buf), len - strlen(buf), "%s`%s`", i ? ", " : "", word);
+      break;
+    case THR_KEY_NUMBER_OR_MAP:
+      snprintf(buf, len, "number%s or map `{%s}`", thr_range_text(k->range),
+               thr_schema_names(word, sizeof word, k->path, 0, ", "));
+      break;
+    case THR_KEY_NUMBER_OR_POINT:
+      snprintf(buf, len, "number or point%s", thr_range_text(k->range));
+      break;
+    case THR_KEY_GOAL:
+      snprintf(buf, len, "goal name, list of goal names, or map");
+      break;
+    default:
+      snprintf(buf, len, "%s%s", names[k->type], thr_range_text(k->range));
+  }
+  return buf;
+}
+
+static const char *default_text(const thr_key *k) {
+  if (k->flags & THR_KEY_REQUIRED) return "**required**";
+  if (k->def_note) return k->def_note;
+  return k->def ? k->def : "";
+}
+
+/* The meaning, after "grid, random: " for a key that only some layouts take. */
+static const char *meaning_text(const thr_key *k, char *buf, size_t len) {
+  const thr_key *layout = thr_schema_find("agents[].layout");
+  char word[64];
+  buf[0] = '\0';
+  if (k->layouts && k->layouts != ALL_LAYOUTS) {
+    for (int L = 0; *thr_key_choice(layout, L, word, sizeof word); ++L)
+      if (k->layouts & (1u << L)) append_name(buf, len, ", ", word);
+    thr_str_append(buf, len, ": ");
+  }
+  thr_str_append(buf, len, k->meaning);
+  return buf;
+}
+
+/* | `path` | type | default | meaning |, an empty cell as "| |". */
+static void put_row(FILE *f, const thr_key *k) {
+  char path[128], type[256], meaning[512];
+  snprintf(path, sizeof path, "`%s`", k->path);
+  const char *cells[] = {path, type_text(k, type, sizeof type), default_text(k),
+                         meaning_text(k, meaning, sizeof meaning)};
+  for (size_t i = 0; i < sizeof cells / sizeof cells[0]; ++i) {
+    fputs("| ", f);
+    put_cell(f, cells[i]);
+    if (*cells[i]) fputc(' ', f);
+  }
+  fputs("|\n", f);
+}
+
+/* Whether k lies below the top-level key `top` (top.x, top[].x, ...). */
+static int is_below(const thr_key *k, const char *top) {
+  size_t n = strlen(top);
+  return !strncmp(k->path, top, n) && (k->path[n] == '.' || k->path[n] == '[');
+}
+
+static void put_table(FILE *f, const char *heading, const char *top) {
+  fprintf(f, "## %s\n\n| key | type | default | meaning |\n|---|---|---|---|\n", heading);
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    if (*top ? is_below(k, top) : thr_key_is_child(k, "")) put_row(f, k);
+  }
+  fputs("\n", f);
+}
+
+void thr_schema_print_markdown(FILE *f) {
+  char heading[128];
+  put_table(f, "Top level", "");
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *top = &thr_schema[i];
+    if (!thr_key_is_child(top, "") || i + 1 == thr_schema_len || !is_below(&thr_schema[i + 1], top->path)) continue;
+    snprintf(heading, sizeof heading, "`%s`", top->path);
+    put_table(f, heading, top->path);
+  }
+}
