@@ -1,5 +1,7 @@
 /* The `throng` command line: run, check, info, schema (docs/user-guide.md).
- * Exit status: 0 success, 1 runtime failure, 2 bad input or usage. */
+ * Exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 the
+ * state became non-finite, 128 + N stopped by signal N (src/run.h). */
+#include <errno.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 #include "run.h"
 #include "core/sim.h"
 #include "io/config.h"
+#include "io/output.h"
 #include "io/schema.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_BAD_INPUT = 2, MAX_SETS = 256 };
@@ -30,6 +33,7 @@ static void usage(FILE *f) {
           "  --steps N           number of steps (default: the scenario's time.steps)\n"
           "  --out DIR           output directory (default: output.dir, or out/<name>)\n"
           "  --no-output         write no output directory (metrics, trajectories, run.json)\n"
+          "  --overwrite         replace the outputs of an earlier run in the output directory\n"
           "  --set KEY=VALUE     override a scenario key, e.g. --set solver.iterations=8 (repeatable)\n"
           "  --final-state FILE  write every agent as id,x,y,vx,vy (sorted by id, hexadecimal floats)\n"
           "  --backend NAME      cpu or cuda (default: cuda when built with it and a GPU is present)\n"
@@ -37,6 +41,8 @@ static void usage(FILE *f) {
           "  --quiet             no progress line and no summary\n"
           "\n"
           "Under MPI (mpirun -n P throng run ...) one simulation is split over P ranks.\n"
+          "Exit status: 0 done, 1 runtime failure, 2 bad input, 3 the state became non-finite,\n"
+          "128+N stopped by signal N (SIGINT, SIGTERM: outputs end with the last completed step).\n"
           "Docs: docs/user-guide.md, scenario keys: docs/configuration.md\n");
 }
 
@@ -60,13 +66,18 @@ typedef struct cli {
   int no_output;
   const char *final_state;
   const char *backend;
-  int quiet, timing;
+  int quiet, timing, overwrite;
 } cli;
 
-static int parse_long(const char *s, long *out) {
-  char *end;
-  long v = strtol(s, &end, 10);
-  if (!*s || *end || v < 0) return -1;
+/* A whole number >= 0 of any length (leading zeros, a leading '+'):
+ * 0, or -1 when it is not one, -2 when it does not fit a long. */
+static int parse_count(const char *s, long *out) {
+  const char *d = *s == '+' ? s + 1 : s;
+  if (!*d || strspn(d, "0123456789") != strlen(d)) return -1;
+  while (d[0] == '0' && d[1]) d++;
+  errno = 0;
+  long v = strtol(d, NULL, 10);
+  if (errno == ERANGE) return -2;
   *out = v;
   return 0;
 }
@@ -95,8 +106,10 @@ static int parse_cli(int argc, char **argv, cli *c) {
       }
       c->sets[c->n_sets++] = argv[++k];
     } else if (is_run && !strcmp(a, "--steps")) {
-      if (parse_long(argv[++k], &c->steps)) {
-        snprintf(msg, sizeof msg, "--steps %s: expected a whole number >= 0", argv[k]);
+      int bad = parse_count(argv[++k], &c->steps);
+      if (bad) {
+        snprintf(msg, sizeof msg, "--steps %.64s%s: expected a whole number >= 0%s", argv[k],
+                 strlen(argv[k]) > 64 ? "..." : "", bad == -2 ? " of at most 9223372036854775807" : "");
         say(stderr, "throng: %s\n", msg);
         return EXIT_BAD_INPUT;
       }
@@ -112,6 +125,8 @@ static int parse_cli(int argc, char **argv, cli *c) {
       c->timing = 1;
     } else if (is_run && !strcmp(a, "--no-output")) {
       c->no_output = 1;
+    } else if (is_run && !strcmp(a, "--overwrite")) {
+      c->overwrite = 1;
     } else if (a[0] == '-' && a[1]) {
       snprintf(msg, sizeof msg, "unknown option '%s' for '%s' (see throng --help)", a, c->command);
       say(stderr, "throng: %s\n", msg);
@@ -234,8 +249,12 @@ static int cmd_check(const cli *c) {
   if (load_scenario(c, &sc)) return EXIT_BAD_INPUT;
   thr_params prm = sc.prm;
   thr_world w;
+  memset(&w, 0, sizeof w);
   long total = 0;
-  int rc = thr_world_init(&w, &sc, &prm, thr_scenario_max_radius(&sc), err, sizeof err);
+  /* sizes and memory before placing anything (one process) */
+  long n = thr_scenario_count(&sc, err, sizeof err);
+  int rc = n < 0 || thr_scenario_fits(&sc, n, 1, 1, err, sizeof err) ? -1 : 0;
+  if (!rc) rc = thr_world_init(&w, &sc, &prm, thr_scenario_max_radius(&sc), err, sizeof err);
   if (!rc) {
     thr_agents none;
     thr_agents_init(&none);
@@ -253,10 +272,37 @@ static int cmd_check(const cli *c) {
   return rc ? EXIT_BAD_INPUT : 0;
 }
 
+/* The output directory of a run: --out, output.dir, or out/<name>. */
+static int output_dir(const cli *c, const thr_scenario *sc, char *dir, size_t size) {
+  const char *d = c->out ? c->out : sc->out_dir;
+  int n = d && *d ? snprintf(dir, size, "%s", d) : snprintf(dir, size, "out/%s", sc->name);
+  return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* Rank 0 checks the output paths before anything runs; every rank learns. */
+static int check_paths(const cli *c, const char *dir, char *err, size_t errlen) {
+  int rc = g_rank == 0 ? thr_output_check_paths(c->no_output ? NULL : dir, c->overwrite, c->final_state, c->scenario,
+                                                err, errlen)
+                       : 0;
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return rc;
+}
+
 static int cmd_run(const cli *c) {
   char err[2048] = "";
   thr_scenario sc;
   if (load_scenario(c, &sc)) return EXIT_BAD_INPUT;
+  char dir[THR_PATH_MAX];
+  if (output_dir(c, &sc, dir, sizeof dir)) {
+    say(stderr, "throng: %s\n", "the output directory's path is too long");
+    thr_scenario_free(&sc);
+    return EXIT_BAD_INPUT;
+  }
+  if (check_paths(c, dir, err, sizeof err)) {
+    say(stderr, "throng: %s\n", err);
+    thr_scenario_free(&sc);
+    return EXIT_BAD_INPUT;
+  }
   thr_sim sim;
   int rc = thr_sim_init(&sim, &sc, c->backend, MPI_COMM_WORLD, err, sizeof err);
   if (rc) {
@@ -266,13 +312,6 @@ static int cmd_run(const cli *c) {
     return rc == -1 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
   }
   sim.timing = c->timing;
-  char dir[1100];
-  if (c->out)
-    snprintf(dir, sizeof dir, "%s", c->out);
-  else if (sc.out_dir[0])
-    snprintf(dir, sizeof dir, "%s", sc.out_dir);
-  else
-    snprintf(dir, sizeof dir, "out/%s", sc.name);
   thr_run_opts o = {
       .steps = c->steps >= 0 ? c->steps : sc.steps,
       .out_dir = c->no_output ? NULL : dir,
@@ -288,7 +327,7 @@ static int cmd_run(const cli *c) {
   if (rc) say(stderr, "throng: %s\n", err);
   thr_sim_free(&sim);
   thr_scenario_free(&sc);
-  return rc ? EXIT_RUNTIME : 0;
+  return rc;
 }
 
 int main(int argc, char **argv) {

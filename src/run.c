@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -9,6 +10,33 @@
 #include "decomp/decomp.h"
 #include "io/output.h"
 #include "io/run_json.h"
+
+/* ---- signals: stop at the next step boundary ------------------------------- */
+
+static volatile sig_atomic_t g_signal;
+
+static void on_signal(int sig) { g_signal = sig; }
+
+typedef struct signal_guard {
+  struct sigaction old_int, old_term;
+} signal_guard;
+
+static void signals_catch(signal_guard *g) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  g_signal = 0;
+  sigaction(SIGINT, &sa, &g->old_int);
+  sigaction(SIGTERM, &sa, &g->old_term);
+}
+
+static void signals_restore(const signal_guard *g) {
+  sigaction(SIGINT, &g->old_int, NULL);
+  sigaction(SIGTERM, &g->old_term, NULL);
+}
+
+/* ---- progress ----------------------------------------------------------------- */
 
 /* Progress on stderr: a few times per second at most on a terminal, every
  * 10 s in a log file (e.g. a Slurm job's output). */
@@ -32,110 +60,152 @@ static void progress_update(progress *p, const thr_sim *s, long done, long total
   fflush(stderr);
 }
 
-static int gather_and(thr_sim *s, int (*write)(void *ctx, const thr_agents *all), void *ctx) {
-  thr_agents all;
-  int rc = thr_sim_gather(s, &all);
-  if (s->rank == 0 && !rc) rc = write(ctx, &all);
-  if (s->rank == 0) thr_agents_free(&all);
-  MPI_Bcast(&rc, 1, MPI_INT, 0, s->comm);
+/* ---- outputs: rank 0 writes, every rank learns whether it worked ---------- */
+
+typedef struct run_ctx {
+  thr_sim *s;
+  const thr_run_opts *o;
+  thr_output out;
+  char *err;
+  size_t errlen;
+} run_ctx;
+
+/* Rank 0's result (0 or -1) and message, on every rank. Collective. */
+static int agree(run_ctx *r, int rc) {
+  MPI_Bcast(&rc, 1, MPI_INT, 0, r->s->comm);
+  if (rc) MPI_Bcast(r->err, (int)r->errlen, MPI_CHAR, 0, r->s->comm);
   return rc;
 }
 
-typedef struct frame_ctx {
-  thr_output *out;
-  long step;
-  double time;
-} frame_ctx;
-
-static int write_frame(void *ctx, const thr_agents *all) {
-  frame_ctx *f = ctx;
-  return thr_output_trajectory(f->out, f->step, f->time, all);
+/* Gather every agent on rank 0 and hand them to write (rank 0). */
+static int gather_and(run_ctx *r, int (*write)(run_ctx *r, const thr_agents *all, long step), long step) {
+  thr_agents all;
+  int rc = thr_sim_gather(r->s, &all);
+  if (rc && r->s->rank == 0) snprintf(r->err, r->errlen, "out of memory gathering %ld agents", r->s->n_global);
+  if (r->s->rank == 0 && !rc) rc = write(r, &all, step);
+  if (r->s->rank == 0) thr_agents_free(&all);
+  return agree(r, rc);
 }
 
-typedef struct final_ctx {
-  const char *path;
-  char *err;
-  size_t errlen;
-} final_ctx;
-
-static int write_final(void *ctx, const thr_agents *all) {
-  final_ctx *f = ctx;
-  return thr_write_final_state(f->path, all, f->err, f->errlen);
+static int write_frame(run_ctx *r, const thr_agents *all, long step) {
+  return thr_output_trajectory(&r->out, step, (double)step * r->s->prm.dt, all, r->err, r->errlen);
 }
 
-/* Metrics row; a non-finite state stops the run. */
-static int measure_row(thr_sim *s, thr_output *out, char *err, size_t errlen) {
-  thr_metrics m;
-  thr_sim_measure(s, &m);
-  if (!isfinite(m.mean_speed) || !isfinite(m.max_overlap)) {
-    snprintf(err, errlen, "non-finite agent state at step %ld (time %.3f s); check the scenario parameters",
-             m.step, m.time);
-    return -1;
+static int write_final(run_ctx *r, const thr_agents *all, long step) {
+  (void)step;
+  return thr_write_final_state(r->o->final_state, all, r->err, r->errlen);
+}
+
+/* The outputs due after the current step. Collective. */
+static int write_outputs(run_ctx *r, int metrics, int frame) {
+  thr_sim *s = r->s;
+  if (metrics) {
+    thr_metrics m;
+    thr_sim_measure(s, &m);
+    if (agree(r, s->rank == 0 ? thr_output_metrics(&r->out, &m, r->err, r->errlen) : 0)) return -1;
   }
-  if (s->rank == 0 && thr_output_metrics(out, &m)) {
-    snprintf(err, errlen, "writing metrics.csv failed");
-    return -1;
+  return frame ? gather_and(r, write_frame, s->step) : 0;
+}
+
+static int due(long step, int every) { return every > 0 && step % every == 0; }
+
+/* ---- the run -------------------------------------------------------------------- */
+
+/* Why the run stopped early, as an exit status (docs/user-guide.md). */
+static int stopped(run_ctx *r, const thr_health *h, int *state) {
+  if (h->field >= 0) {
+    thr_sim *s = r->s;
+    snprintf(r->err, r->errlen,
+             "the state is not finite at step %ld (t = %.4f s): agent %u, %s (%s) is NaN or infinite; the "
+             "scenario's parameters make the solver diverge (check time.dt, the stiffness and speed keys)",
+             h->step, (double)h->step * s->prm.dt, h->id, thr_field_table[h->field].name,
+             thr_field_table[h->field].meaning);
+    *state = THR_RUN_DIVERGED;
+    return 3;
   }
-  return 0;
+  snprintf(r->err, r->errlen, "stopped by signal %d (%s) after step %ld; outputs end with that step",
+           h->stop_signal, h->stop_signal == SIGINT ? "SIGINT" : h->stop_signal == SIGTERM ? "SIGTERM" : "signal",
+           h->step);
+  *state = THR_RUN_INTERRUPTED;
+  return 128 + h->stop_signal;
+}
+
+static void write_run_json(run_ctx *r, const thr_scenario *sc, long steps, double wall, int state) {
+  if (r->s->rank != 0 || !r->o->out_dir) return;
+  char err[1200];
+  if (thr_write_run_json(r->o->out_dir, sc, r->s, steps, wall, state, state == THR_RUN_COMPLETE ? NULL : r->err,
+                         err, sizeof err))
+    fprintf(stderr, "throng: %s\n", err);
 }
 
 int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err, size_t errlen) {
-  thr_output out;
-  memset(&out, 0, sizeof out);
+  run_ctx r;
+  memset(&r, 0, sizeof r);
+  r.s = s;
+  r.o = o;
+  r.err = err;
+  r.errlen = errlen;
+  int out = o->out_dir != NULL, metrics = out && o->metrics_every > 0, frames = out && o->trajectory_every > 0;
   int rc = 0;
-  if (s->rank == 0 && o->out_dir)
-    rc = thr_output_open(&out, o->out_dir, o->metrics_every > 0, o->trajectory_every > 0, err, errlen);
-  MPI_Bcast(&rc, 1, MPI_INT, 0, s->comm);
-  if (rc) return -1;
-  if (s->rank == 0 && o->out_dir) thr_write_run_json(o->out_dir, sc, s, o->steps, 0.0, 0);
+  if (s->rank == 0 && out) {
+    rc = thr_output_open(&r.out, o->out_dir, metrics, frames, err, errlen);
+    if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, THR_RUN_RUNNING, NULL, err, errlen);
+  }
+  if (agree(&r, rc)) {
+    if (s->rank == 0) thr_output_close(&r.out, err, 0);
+    return 1;
+  }
   FILE *balance = NULL; /* the decomposition's load-balance checks, on several ranks */
-  if (s->rank == 0 && o->out_dir && s->nranks > 1) {
-    char path[1200];
+  if (s->rank == 0 && out && s->nranks > 1) {
+    char path[THR_PATH_MAX + 16];
     snprintf(path, sizeof path, "%s/balance.csv", o->out_dir);
     if ((balance = fopen(path, "w"))) thr_decomp_set_log(s->dc, balance);
   }
-
+  signal_guard sig;
+  signals_catch(&sig);
   progress pg = {s->rank == 0 && !o->quiet, isatty(2), MPI_Wtime(), 0.0};
   long first = s->step;
-  if (o->out_dir && o->metrics_every > 0) rc = measure_row(s, &out, err, errlen);
-  if (!rc && o->out_dir && o->trajectory_every > 0) {
-    frame_ctx fc = {&out, s->step, (double)s->step * s->prm.dt};
-    rc = gather_and(s, write_frame, &fc);
-    if (rc) snprintf(err, errlen, "writing trajectory frame %ld failed", s->step);
+  int state = THR_RUN_COMPLETE, code = 0;
+  thr_health h;
+  if (thr_sim_check(s, 1, g_signal, &h)) {
+    code = stopped(&r, &h, &state);
+  } else if (write_outputs(&r, metrics, frames)) {
+    state = THR_RUN_FAILED, code = 1;
   }
   double t0 = MPI_Wtime();
-  for (long k = 0; k < o->steps && !rc; ++k) {
+  for (long k = 0; k < o->steps && !code; ++k) {
     thr_sim_step(s);
     long st = s->step;
-    if (o->out_dir && o->metrics_every > 0 && st % o->metrics_every == 0) rc = measure_row(s, &out, err, errlen);
-    if (!rc && o->out_dir && o->trajectory_every > 0 && st % o->trajectory_every == 0) {
-      frame_ctx fc = {&out, st, (double)st * s->prm.dt};
-      rc = gather_and(s, write_frame, &fc);
-      if (rc) snprintf(err, errlen, "writing trajectory frame %ld failed", st);
+    int metrics_now = metrics && due(st, o->metrics_every), frame_now = frames && due(st, o->trajectory_every);
+    /* exact when outputs follow or the run ends; else a GPU may look one
+     * step back rather than wait */
+    if (thr_sim_check(s, metrics_now || frame_now || k + 1 == o->steps, g_signal, &h)) {
+      code = stopped(&r, &h, &state);
+    } else if (write_outputs(&r, metrics_now, frame_now)) {
+      state = THR_RUN_FAILED, code = 1;
     }
     progress_update(&pg, s, k + 1, o->steps, 0);
   }
   double wall = MPI_Wtime() - t0;
+  signals_restore(&sig);
   if (pg.enabled && o->steps > 0) {
     progress_update(&pg, s, s->step - first, o->steps, 1);
     if (pg.tty) fputc('\n', stderr);
   }
-  if (!rc && o->final_state) {
-    final_ctx fc = {o->final_state, err, errlen};
-    rc = gather_and(s, write_final, &fc);
-    if (rc && s->rank == 0 && !err[0]) snprintf(err, errlen, "--final-state %s: write failed", o->final_state);
-    MPI_Bcast(err, (int)errlen, MPI_CHAR, 0, s->comm);
-  }
-  if (s->rank == 0 && o->out_dir) thr_write_run_json(o->out_dir, sc, s, s->step - first, wall, 1);
-  if (s->rank == 0) thr_output_close(&out);
+  if (!code && o->final_state && gather_and(&r, write_final, s->step)) state = THR_RUN_FAILED, code = 1;
   if (balance) {
     thr_decomp_set_log(s->dc, NULL);
     fclose(balance);
   }
-  if (!rc && s->rank == 0 && !o->quiet) {
+  if (s->rank == 0 && out && thr_output_close(&r.out, code ? NULL : err, code ? 0 : errlen) && !code)
+    state = THR_RUN_FAILED, code = 1;
+  MPI_Bcast(&code, 1, MPI_INT, 0, s->comm);
+  if (code == 1) agree(&r, -1);
+  write_run_json(&r, sc, s->step - first, wall, state);
+  if (!code && s->rank == 0 && !o->quiet) {
     double rate = wall > 0.0 ? (double)s->n_global * (double)(s->step - first) / wall : 0.0;
     fprintf(stderr, "throng: %ld steps of %ld agents in %.2f s (%.3g agent-steps/s)%s%s\n", s->step - first,
-            s->n_global, wall, rate, o->out_dir ? "; output in " : "", o->out_dir ? o->out_dir : "");
+            s->n_global, wall, rate, out ? "; output in " : "", out ? o->out_dir : "");
   }
-  return rc;
+  return code;
 }

@@ -15,7 +15,13 @@ typedef struct thr_run_opts {
   int metrics_every;
 } thr_run_opts;
 
-/* Returns 0, or -1 with a message in err (runtime failure). Collective. */
+/* Run o->steps steps with the outputs due, checking after every step that
+ * the state is finite and that no rank was asked to stop (SIGINT, SIGTERM:
+ * the run stops at the next step boundary with complete outputs). Returns
+ * the exit status: 0 complete; 1 a runtime failure (a write failed: err
+ * names the file and why); 3 the state became non-finite (err names the
+ * step, the agent and the field); 128 + signal when stopped by a signal.
+ * run.json records the same. Collective. */
 int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err, size_t errlen);
 
 #endif

@@ -1,9 +1,11 @@
+#define _POSIX_C_SOURCE 200809L
 #include "populate.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kernels/context.h"
 #include "kernels/rng.h"
@@ -65,46 +67,162 @@ static void lattice_add(lattice *l, double x, double y, double key) {
   l->n++;
 }
 
-/* Points of a rectangular lattice (grid layout), row by row. */
-static int grid_points(const thr_block *bk, lattice *l) {
-  long rows, cols;
-  double sx, sy, x0 = bk->min.x, y0 = bk->min.y;
+/* ---- sizes, before anything is enumerated or allocated ------------------- */
+
+/* A block's lattice: how many columns and rows (grid) or half-widths
+ * (disk, ellipse) at which spacing, from doubles checked against the limit
+ * before any becomes an integer. */
+typedef struct lattice_dims {
+  long cols, rows; /* grid: the lattice; disk, ellipse: 2 ni + 1, 2 nj + 1 */
+  double sx, sy, x0, y0;
+} lattice_dims;
+
+static int refuse(const thr_scenario *sc, int b, char *err, size_t errlen, const char *fmt, double a, double c) {
+  char msg[512];
+  snprintf(msg, sizeof msg, fmt, a, c);
+  block_error(sc, b, err, errlen, msg);
+  return -1;
+}
+
+/* Rows and columns of a grid block. */
+static int grid_dims(const thr_scenario *sc, int b, lattice_dims *d, char *err, size_t errlen) {
+  const thr_block *bk = &sc->blocks[b];
+  d->x0 = bk->min.x;
+  d->y0 = bk->min.y;
   if (bk->rows > 0 && bk->cols > 0) {
-    rows = bk->rows;
-    cols = bk->cols;
-    sx = cols > 1 ? ((double)bk->max.x - bk->min.x) / (double)(cols - 1) : 0.0;
-    sy = rows > 1 ? ((double)bk->max.y - bk->min.y) / (double)(rows - 1) : 0.0;
-    if (cols == 1) x0 = 0.5 * ((double)bk->min.x + bk->max.x);
-    if (rows == 1) y0 = 0.5 * ((double)bk->min.y + bk->max.y);
-  } else {
-    sx = bk->spacing_x;
-    sy = bk->spacing_y;
-    cols = (long)floor(((double)bk->max.x - bk->min.x) / sx + 1e-6) + 1;
-    rows = (long)floor(((double)bk->max.y - bk->min.y) / sy + 1e-6) + 1;
+    if ((double)bk->rows * (double)bk->cols > THR_MAX_AGENTS)
+      return refuse(sc, b, err, errlen,
+                    "rows x cols = %.0f positions, more than the %.0f agents throng can hold (ids are 32-bit); "
+                    "lower rows or cols",
+                    (double)bk->rows * (double)bk->cols, (double)THR_MAX_AGENTS);
+    d->rows = bk->rows;
+    d->cols = bk->cols;
+    d->sx = d->cols > 1 ? ((double)bk->max.x - bk->min.x) / (double)(d->cols - 1) : 0.0;
+    d->sy = d->rows > 1 ? ((double)bk->max.y - bk->min.y) / (double)(d->rows - 1) : 0.0;
+    if (d->cols == 1) d->x0 = 0.5 * ((double)bk->min.x + bk->max.x);
+    if (d->rows == 1) d->y0 = 0.5 * ((double)bk->min.y + bk->max.y);
+    return 0;
   }
-  if ((double)rows * (double)cols > 2.0e9) return -1;
-  if (lattice_alloc(l, (size_t)(rows * cols))) return -1;
-  for (long r = 0; r < rows; ++r)
-    for (long c = 0; c < cols; ++c) lattice_add(l, x0 + (double)c * sx, y0 + (double)r * sy, 0.0);
+  d->sx = bk->spacing_x;
+  d->sy = bk->spacing_y;
+  double cols = floor(((double)bk->max.x - bk->min.x) / d->sx + 1e-6) + 1.0;
+  double rows = floor(((double)bk->max.y - bk->min.y) / d->sy + 1e-6) + 1.0;
+  if (!(cols * rows <= THR_MAX_AGENTS))
+    return refuse(sc, b, err, errlen,
+                  "the spacing gives %.3g lattice positions in the rectangle, more than the %.0f agents throng "
+                  "can hold (ids are 32-bit); check spacing, min and max",
+                  cols * rows, (double)THR_MAX_AGENTS);
+  d->cols = (long)cols;
+  d->rows = (long)rows;
   return 0;
 }
 
-/* Lattice points of spacing (sx, sy) inside the ellipse; count only when
- * l == NULL. */
-static long ellipse_points(const thr_block *bk, double sx, double sy, lattice *l) {
-  double rx = bk->rx, ry = bk->ry;
-  long ni = (long)floor(rx / sx), nj = (long)floor(ry / sy);
-  long n = 0;
+/* Is lattice point (i, j) of spacing (sx, sy) inside the ellipse? The one
+ * predicate of counting and placing. Returns the sort key (normalised
+ * radius squared), or -1 outside. */
+static double ellipse_key(const thr_block *bk, double sx, double sy, long i, long j) {
+  double u = (double)i * sx / bk->rx, w = (double)j * sy / bk->ry;
+  double k = u * u + w * w;
+  return k > 1.0 + 1e-9 ? -1.0 : k;
+}
+
+/* The largest |i| of row j inside the ellipse, or -1: from the circle
+ * equation, corrected by the predicate itself (rounding). */
+static long ellipse_row_extent(const thr_block *bk, double sx, double sy, long ni, long j) {
+  double w = (double)j * sy / bk->ry;
+  double r = 1.0 + 1e-9 - w * w;
+  if (r < 0.0) return -1;
+  double est = floor(sqrt(r) * bk->rx / sx);
+  long i = est < (double)ni ? (long)est : ni;
+  while (i < ni && ellipse_key(bk, sx, sy, i + 1, j) >= 0.0) i++;
+  while (i >= 0 && ellipse_key(bk, sx, sy, i, j) < 0.0) i--;
+  return i;
+}
+
+/* Half-extents of a disk or ellipse lattice of spacing (sx, sy): -1 when
+ * they exceed the limit. */
+static int ellipse_dims(const thr_block *bk, double sx, double sy, lattice_dims *d) {
+  double ni = floor(bk->rx / sx), nj = floor(bk->ry / sy);
+  if (!((2.0 * ni + 1.0) * (2.0 * nj + 1.0) <= 4.0 * THR_MAX_AGENTS)) return -1;
+  d->cols = 2 * (long)ni + 1;
+  d->rows = 2 * (long)nj + 1;
+  d->sx = sx;
+  d->sy = sy;
+  return 0;
+}
+
+/* Positions of a disk or ellipse lattice, counted row by row (O(rows)). */
+static double ellipse_count(const thr_block *bk, const lattice_dims *d) {
+  long ni = d->cols / 2, nj = d->rows / 2;
+  double n = 0.0;
   for (long j = -nj; j <= nj; ++j) {
-    for (long i = -ni; i <= ni; ++i) {
-      double u = (double)i * sx / rx, w = (double)j * sy / ry;
-      double k = u * u + w * w;
-      if (k > 1.0 + 1e-9) continue;
-      if (l) lattice_add(l, bk->center.x + (double)i * sx, bk->center.y + (double)j * sy, k);
-      n++;
-    }
+    long e = ellipse_row_extent(bk, d->sx, d->sy, ni, j);
+    if (e >= 0) n += (double)(2 * e + 1);
   }
   return n;
+}
+
+/* Spacing and extents of a disk or ellipse block; without spacing, the
+ * largest spacing giving at least `count` positions. */
+static int disk_dims(const thr_scenario *sc, int b, lattice_dims *d, char *err, size_t errlen) {
+  const thr_block *bk = &sc->blocks[b];
+  double sx = bk->spacing_x, sy = bk->spacing_y;
+  if (!(sx > 0.0)) {
+    sx = sqrt(THR_PI * bk->rx * bk->ry / (double)bk->count);
+    for (int it = 0; it < 2000; ++it) {
+      if (ellipse_dims(bk, sx, sx, d)) break;
+      if (ellipse_count(bk, d) >= (double)bk->count) break;
+      sx *= 0.995;
+    }
+    sy = sx;
+  }
+  if (ellipse_dims(bk, sx, sy, d) || !(ellipse_count(bk, d) <= THR_MAX_AGENTS))
+    return refuse(sc, b, err, errlen,
+                  "the spacing %.3g m gives more than %.0f lattice positions in the shape, the most agents throng "
+                  "can hold (ids are 32-bit); check spacing, count and the shape's size",
+                  sx, (double)THR_MAX_AGENTS);
+  return 0;
+}
+
+/* The lattice of a grid, disk or ellipse block. */
+static int lattice_dims_of(const thr_scenario *sc, int b, lattice_dims *d, char *err, size_t errlen) {
+  memset(d, 0, sizeof *d);
+  return sc->blocks[b].layout == THR_LAYOUT_GRID ? grid_dims(sc, b, d, err, errlen) : disk_dims(sc, b, d, err, errlen);
+}
+
+/* ---- placing ---------------------------------------------------------------- */
+
+static int out_of_memory(const thr_scenario *sc, int b, size_t n, char *err, size_t errlen) {
+  char msg[200];
+  snprintf(msg, sizeof msg, "out of memory laying out %zu positions (%.3g GB)", n,
+           (double)n * 3.0 * sizeof(double) / 1e9);
+  block_error(sc, b, err, errlen, msg);
+  return -1;
+}
+
+/* Points of a rectangular lattice (grid layout), row by row. */
+static int grid_points(const thr_scenario *sc, int b, const lattice_dims *d, lattice *l, char *err, size_t errlen) {
+  size_t n = (size_t)d->rows * (size_t)d->cols;
+  if (lattice_alloc(l, n)) return out_of_memory(sc, b, n, err, errlen);
+  for (long r = 0; r < d->rows; ++r)
+    for (long c = 0; c < d->cols; ++c) lattice_add(l, d->x0 + (double)c * d->sx, d->y0 + (double)r * d->sy, 0.0);
+  return 0;
+}
+
+/* Lattice points inside the ellipse, row by row. */
+static int ellipse_points(const thr_scenario *sc, int b, const lattice_dims *d, lattice *l, char *err,
+                          size_t errlen) {
+  const thr_block *bk = &sc->blocks[b];
+  size_t n = (size_t)ellipse_count(bk, d);
+  if (lattice_alloc(l, n)) return out_of_memory(sc, b, n, err, errlen);
+  long ni = d->cols / 2, nj = d->rows / 2;
+  for (long j = -nj; j <= nj; ++j) {
+    long e = ellipse_row_extent(bk, d->sx, d->sy, ni, j);
+    for (long i = -e; i <= e; ++i)
+      lattice_add(l, bk->center.x + (double)i * d->sx, bk->center.y + (double)j * d->sy,
+                  ellipse_key(bk, d->sx, d->sy, i, j));
+  }
+  return 0;
 }
 
 /* Indices sorted by (key, index): qsort is not stable, so compare indices. */
@@ -142,27 +260,21 @@ static int block_points(const thr_scenario *sc, int b, lattice *l, char *err, si
   const thr_block *bk = &sc->blocks[b];
   char msg[256];
   memset(l, 0, sizeof *l);
-  if (bk->layout == THR_LAYOUT_GRID) {
-    if (grid_points(bk, l)) {
-      block_error(sc, b, err, errlen, "the grid is too large");
-      return -1;
-    }
-  } else if (bk->layout == THR_LAYOUT_CIRCLE) {
-    if (lattice_alloc(l, (size_t)bk->count)) return -1;
+  if (bk->layout == THR_LAYOUT_CIRCLE) {
+    if (lattice_alloc(l, (size_t)bk->count)) return out_of_memory(sc, b, (size_t)bk->count, err, errlen);
     for (long k = 0; k < bk->count; ++k) {
       double a = 2.0 * THR_PI * (double)k / (double)bk->count;
       lattice_add(l, bk->center.x + bk->rx * cos(a), bk->center.y + bk->rx * sin(a), 0.0);
     }
-  } else { /* disk, ellipse */
-    double sx = bk->spacing_x, sy = bk->spacing_y;
-    if (!(sx > 0.0)) { /* largest spacing giving at least `count` points */
-      sx = sqrt(THR_PI * bk->rx * bk->ry / (double)bk->count);
-      for (int it = 0; it < 2000 && ellipse_points(bk, sx, sx, NULL) < bk->count; ++it) sx *= 0.995;
-      sy = sx;
+  } else {
+    lattice_dims d;
+    if (lattice_dims_of(sc, b, &d, err, errlen)) return -1;
+    int rc = bk->layout == THR_LAYOUT_GRID ? grid_points(sc, b, &d, l, err, errlen)
+                                           : ellipse_points(sc, b, &d, l, err, errlen);
+    if (rc) {
+      lattice_free(l);
+      return -1;
     }
-    long n = ellipse_points(bk, sx, sy, NULL);
-    if (lattice_alloc(l, (size_t)n)) return -1;
-    ellipse_points(bk, sx, sy, l);
   }
   if (bk->count > 0 && (long)l->n < bk->count) {
     snprintf(msg, sizeof msg, "count %ld exceeds the %zu positions of the layout", bk->count, l->n);
@@ -171,6 +283,7 @@ static int block_points(const thr_scenario *sc, int b, lattice *l, char *err, si
     return -1;
   }
   if (bk->count > 0 && (long)l->n > bk->count && keep_closest(l, bk->count)) {
+    out_of_memory(sc, b, l->n, err, errlen);
     lattice_free(l);
     return -1;
   }
@@ -181,19 +294,78 @@ static int block_points(const thr_scenario *sc, int b, lattice *l, char *err, si
   return 0;
 }
 
+/* Agents of one block, without placing them (O(rows) for lattices);
+ * *positions: what laying it out enumerates. */
+static long block_count(const thr_scenario *sc, int b, double *positions, char *err, size_t errlen) {
+  const thr_block *bk = &sc->blocks[b];
+  if (bk->count > THR_MAX_AGENTS) {
+    refuse(sc, b, err, errlen, "count %.0f exceeds the %.0f agents throng can hold (ids are 32-bit)",
+           (double)bk->count, (double)THR_MAX_AGENTS);
+    return -1;
+  }
+  *positions = (double)bk->count;
+  if (bk->layout == THR_LAYOUT_RANDOM || bk->layout == THR_LAYOUT_CIRCLE) return bk->count;
+  lattice_dims d;
+  if (lattice_dims_of(sc, b, &d, err, errlen)) return -1;
+  double n = bk->layout == THR_LAYOUT_GRID ? (double)d.rows * (double)d.cols : ellipse_count(bk, &d);
+  *positions = n;
+  char msg[160];
+  if (bk->count > 0 && n < (double)bk->count) {
+    snprintf(msg, sizeof msg, "count %ld exceeds the %.0f positions of the layout", bk->count, n);
+    block_error(sc, b, err, errlen, msg);
+    return -1;
+  }
+  if (n < 1.0) {
+    block_error(sc, b, err, errlen, "the layout holds no agent");
+    return -1;
+  }
+  return bk->count > 0 ? bk->count : (long)n;
+}
+
 long thr_scenario_count(const thr_scenario *sc, char *err, size_t errlen) {
   long total = 0;
   for (int b = 0; b < sc->n_blocks; ++b) {
-    if (sc->blocks[b].layout == THR_LAYOUT_RANDOM) {
-      total += sc->blocks[b].count;
-      continue;
+    double positions;
+    long n = block_count(sc, b, &positions, err, errlen);
+    if (n < 0) return -1;
+    total += n;
+    if (total > THR_MAX_AGENTS) {
+      snprintf(err, errlen, "%s: the agent blocks hold %ld agents or more, more than the %.0f throng can hold (ids "
+               "are 32-bit); lower the counts (agents[%d] reaches it)", sc->path, total, (double)THR_MAX_AGENTS, b);
+      return -1;
     }
-    lattice l;
-    if (block_points(sc, b, &l, err, errlen)) return -1;
-    total += (long)l.n;
-    lattice_free(&l);
   }
   return total;
+}
+
+/* Bytes of host memory a rank needs per owned agent (the CPU backend's
+ * store, scratch and growth; the CUDA backend needs less on the host), and
+ * per position while laying out a block (every rank lays out every block
+ * and keeps its own agents). */
+enum { HOST_BYTES_PER_AGENT = 256, BYTES_PER_POSITION = 3 * sizeof(double) };
+
+int thr_scenario_fits(const thr_scenario *sc, long total, int ranks, int ranks_per_node, char *err, size_t errlen) {
+  double largest = 0.0;
+  int big = 0;
+  for (int b = 0; b < sc->n_blocks; ++b) {
+    double positions;
+    if (block_count(sc, b, &positions, err, errlen) < 0) return -1;
+    if (positions > largest) largest = positions, big = b;
+  }
+  double per_rank = (double)total / (ranks > 0 ? ranks : 1) * HOST_BYTES_PER_AGENT + largest * BYTES_PER_POSITION;
+  double need = per_rank * (ranks_per_node > 0 ? ranks_per_node : 1);
+  double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+  if (have > 0.0 && need > have) {
+    char msg[400];
+    snprintf(msg, sizeof msg,
+             "the scenario needs about %.3g GB of memory on this node (%ld agents over %d rank(s), %d on this node, "
+             "and %.3g positions to lay out this block), more than its %.3g GB; lower count or spacing here, or "
+             "run on more nodes",
+             need / 1e9, total, ranks, ranks_per_node, largest, have / 1e9);
+    block_error(sc, big, err, errlen, msg);
+    return -1;
+  }
+  return 0;
 }
 
 /* ---- random layout --------------------------------------------------------- */
@@ -208,20 +380,20 @@ static int random_points(const thr_scenario *sc, int b, uint32_t first_id, const
   double w = (double)bk->max.x - bk->min.x, h = (double)bk->max.y - bk->min.y;
   double cs = 2.0 * bk->radius_max * sc->prm.radius_scale;
   if (cs <= 0.0) cs = 1.0;
-  long ncx = (long)ceil(w / cs), ncy = (long)ceil(h / cs);
-  if (ncx < 1) ncx = 1;
-  if (ncy < 1) ncy = 1;
-  if ((double)ncx * (double)ncy > 1.0e8) {
-    block_error(sc, b, err, errlen, "the random-layout rectangle is too large for its agents");
-    return -1;
-  }
+  double cells_x = ceil(w / cs) < 1.0 ? 1.0 : ceil(w / cs), cells_y = ceil(h / cs) < 1.0 ? 1.0 : ceil(h / cs);
+  if (!(cells_x * cells_y <= 1.0e8))
+    return refuse(sc, b, err, errlen,
+                  "the rectangle holds %.3g cells of the agents' size (%.3g m), more than the 1e8 the random "
+                  "layout can search; shrink min/max or use layout 'grid'",
+                  cells_x * cells_y, cs);
+  long ncx = (long)cells_x, ncy = (long)cells_y;
   long *head = malloc((size_t)(ncx * ncy) * sizeof(long));
   long *next = malloc((size_t)n * sizeof(long));
   if (!head || !next || lattice_alloc(l, (size_t)n)) {
     free(head);
     free(next);
     lattice_free(l);
-    return -1;
+    return out_of_memory(sc, b, (size_t)n, err, errlen);
   }
   for (long c = 0; c < ncx * ncy; ++c) head[c] = -1;
   for (long k = 0; k < n; ++k) {
@@ -345,7 +517,7 @@ int thr_populate(const thr_scenario *sc, const thr_world *w, const thr_params *p
     float *radius = NULL;
     if (bk->layout == THR_LAYOUT_RANDOM) {
       radius = malloc((size_t)bk->count * sizeof(float));
-      if (!radius) return -1;
+      if (!radius) return out_of_memory(sc, b, (size_t)bk->count, err, errlen);
       for (long k = 0; k < bk->count; ++k)
         radius[k] = draw_range(sc->seed, next_id + (uint32_t)k, STREAM_RADIUS, bk->radius_min, bk->radius_max);
       int rc = random_points(sc, b, next_id, radius, &l, err, errlen);

@@ -9,12 +9,22 @@
 #include "base/scenario.h"
 #include "base/world.h"
 
+/* The most agents a scenario may hold: ids are 32-bit. */
+#define THR_MAX_AGENTS 4294967295L
+
 /* Largest agent radius any block can draw. */
 float thr_scenario_max_radius(const thr_scenario *sc);
 
-/* Total agent count of the scenario without creating them (-1 when a block
- * cannot be laid out; the message is in err). */
+/* Total agent count of the scenario without creating them or enumerating
+ * positions (O(rows) per block): every size is checked against
+ * THR_MAX_AGENTS before it becomes an integer. -1 when a block cannot be
+ * laid out or holds too many; the message names the block and the key. */
 long thr_scenario_count(const thr_scenario *sc, char *err, size_t errlen);
+
+/* Does laying out `total` agents over `ranks` ranks, `ranks_per_node` of
+ * them on this node, fit this node's memory? Checked before any agent is
+ * placed; -1 with a message naming the largest block otherwise. */
+int thr_scenario_fits(const thr_scenario *sc, long total, int ranks, int ranks_per_node, char *err, size_t errlen);
 
 /* Create all agents with global ids 0..N-1 in block order; agents for which
  * keep(id, x, user) returns 0 are skipped (a rank keeps only its own).

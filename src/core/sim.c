@@ -58,6 +58,15 @@ static void plan_passes(thr_sim *s) {
   }
 }
 
+static int ranks_on_node(MPI_Comm comm) {
+  MPI_Comm node;
+  int n = 1;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &n);
+  MPI_Comm_free(&node);
+  return n;
+}
+
 static int keep_owned(uint32_t id, thr_vec2 x, void *user) {
   (void)id;
   return thr_decomp_owns((const thr_decomp *)user, x);
@@ -73,12 +82,10 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
   s->seed = sc->seed;
   plan_passes(s);
   if (thr_world_init(&s->world, sc, &s->prm, thr_scenario_max_radius(sc), err, errlen)) return -1;
+  /* sizes and memory first: nothing is enumerated or allocated for a
+   * scenario that cannot fit */
   long n = thr_scenario_count(sc, err, errlen);
-  if (n < 0) return -1;
-  if (n > (long)UINT32_MAX) {
-    snprintf(err, errlen, "%s: %ld agents exceed the limit of %u", sc->path, n, UINT32_MAX);
-    return -1;
-  }
+  if (n < 0 || thr_scenario_fits(sc, n, s->nranks, ranks_on_node(comm), err, errlen)) return -1;
   s->n_global = n;
   thr_decomp_opts dopts = {sc->balance_every, sc->balance_threshold};
   int drc = thr_decomp_create(&s->dc, comm, &s->world, &s->prm, &dopts, err, errlen);
@@ -172,6 +179,29 @@ void thr_sim_step(thr_sim *s) {
   run_pass(s, THR_PASS_FINALIZE);
   s->step++;
   s->timers.steps++;
+}
+
+/* Lowest non-finite key and highest signal of all ranks (MIN of both). */
+static void reduce_health(thr_sim *s, uint64_t *v) {
+  if (s->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_UINT64_T, MPI_MIN, s->comm);
+}
+
+int thr_sim_check(thr_sim *s, int wait, int signal, thr_health *h) {
+  int late = 0;
+  uint64_t v[2] = {s->be->ops->nonfinite(s->be, wait, &late), UINT64_MAX - (uint64_t)(signal > 0 ? signal : 0)};
+  reduce_health(s, v);
+  uint64_t sig = v[1];
+  if (v[0] != THR_ALL_FINITE && !wait) {
+    /* seen, maybe a step late: name the agent of this step (a non-finite
+     * position or velocity stays so) */
+    v[0] = s->be->ops->nonfinite(s->be, 1, &late);
+    reduce_health(s, v);
+  }
+  h->step = s->step;
+  h->field = v[0] == THR_ALL_FINITE ? -1 : (int)(v[0] & 0xff);
+  h->id = v[0] == THR_ALL_FINITE ? 0 : (uint32_t)(v[0] >> 8);
+  h->stop_signal = (int)(UINT64_MAX - sig);
+  return h->field >= 0 || h->stop_signal;
 }
 
 void thr_sim_measure(thr_sim *s, thr_metrics *m) {

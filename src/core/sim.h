@@ -54,6 +54,22 @@ void thr_sim_free(thr_sim *s);
 /* Advance one time step. Collective. */
 void thr_sim_step(thr_sim *s);
 
+/* What the run loop learns after a step. */
+typedef struct thr_health {
+  long step;       /* the step checked */
+  int field;       /* first non-finite field (THR_F_X, THR_F_P, THR_F_V) of the agent below; -1: all finite */
+  uint32_t id;     /* the non-finite agent with the lowest id */
+  int stop_signal; /* a signal some rank received (SIGINT, SIGTERM, ...); 0: none */
+} thr_health;
+
+/* After a step: is every agent's state finite, and did any rank receive a
+ * stop signal (`signal`, this rank's)? wait = 1 checks this step exactly (a
+ * GPU backend synchronises); wait = 0 lets a GPU backend look at the state
+ * it has finished without stalling, so a non-finite state may show one step
+ * late. One MPI_Allreduce on several ranks. Returns 1 when the run must
+ * stop. Collective. */
+int thr_sim_check(thr_sim *s, int wait, int signal, thr_health *h);
+
 /* Metrics of the current state, reduced over ranks. Collective. */
 void thr_sim_measure(thr_sim *s, thr_metrics *m);
 

@@ -1,14 +1,38 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "output.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- paths ------------------------------------------------------------------ */
+
+/* dir/name into buf; -1 (errno ENAMETOOLONG) when it does not fit. */
+static int join(char *buf, size_t size, const char *dir, const char *name) {
+  int n = snprintf(buf, size, "%s/%s", dir, name);
+  if (n < 0 || (size_t)n >= size) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  return 0;
+}
+
+static int fail_path(char *err, size_t errlen, const char *path, const char *what) {
+  snprintf(err, errlen, "%.1100s: %s: %s", path, what, strerror(errno ? errno : EIO));
+  return -1;
+}
 
 int thr_make_dirs(const char *path) {
-  char buf[1024];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+  char buf[THR_PATH_MAX];
+  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
   for (char *q = buf + 1; *q; ++q) {
     if (*q != '/') continue;
     *q = '\0';
@@ -17,78 +41,235 @@ int thr_make_dirs(const char *path) {
   }
   if (mkdir(buf, 0775) && errno != EEXIST) return -1;
   struct stat st;
-  return (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) ? 0 : -1;
+  if (stat(buf, &st)) return -1;
+  if (!S_ISDIR(st.st_mode)) {
+    errno = ENOTDIR;
+    return -1;
+  }
+  return 0;
 }
+
+/* ---- the fault hook (tests) ------------------------------------------------- */
+
+/* THRONG_FAULT_WRITE=NAME[:N]: the N-th write to a file called NAME fails. */
+static int fault_injected(const char *path) {
+  static long writes;
+  const char *spec = getenv("THRONG_FAULT_WRITE");
+  if (!spec || !*spec) return 0;
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t len = strcspn(spec, ":");
+  if (strlen(base) != len || strncmp(base, spec, len)) return 0;
+  long nth = spec[len] == ':' ? atol(spec + len + 1) : 1;
+  if (++writes < (nth > 0 ? nth : 1)) return 0;
+  errno = ENOSPC;
+  return 1;
+}
+
+/* Did the writes to f since the last check all succeed? */
+static int wrote_ok(FILE *f, const char *path) {
+  if (fflush(f) || ferror(f)) return 0;
+  return !fault_injected(path);
+}
+
+FILE *thr_file_begin(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen) {
+  if (snprintf(tmp, tmplen, "%s.tmp", path) >= (int)tmplen) {
+    errno = ENAMETOOLONG;
+    fail_path(err, errlen, path, "cannot write");
+    return NULL;
+  }
+  errno = 0;
+  FILE *f = fopen(tmp, "w");
+  if (!f) fail_path(err, errlen, path, "cannot write");
+  return f;
+}
+
+int thr_file_commit(FILE *f, const char *path, const char *tmp, char *err, size_t errlen) {
+  errno = 0;
+  int ok = wrote_ok(f, path);
+  int saved = errno;
+  if (fclose(f) && ok) {
+    ok = 0;
+    saved = errno;
+  }
+  if (ok && rename(tmp, path)) {
+    ok = 0;
+    saved = errno;
+  }
+  if (ok) return 0;
+  remove(tmp);
+  errno = saved;
+  return fail_path(err, errlen, path, "write failed");
+}
+
+/* ---- checks before a run ---------------------------------------------------- */
+
+static int is_dir(const char *path) {
+  struct stat st;
+  return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/* Is directory `dir` empty? (1 yes, 0 no, -1 unreadable) */
+static int dir_is_empty(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return -1;
+  int empty = 1;
+  for (struct dirent *e; empty && (e = readdir(d));)
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = 0;
+  closedir(d);
+  return empty;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  if (ftw->level == 0) return 0; /* keep the directory itself */
+  return remove(path);
+}
+
+/* Clear an earlier run's output directory, keeping the directory. */
+static int clear_dir(const char *dir) { return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+static int same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Is path inside directory `dir` (or dir itself)? Both must exist. */
+static int inside(const char *path, const char *dir) {
+  char rp[PATH_MAX], rd[PATH_MAX];
+  if (!realpath(path, rp) || !realpath(dir, rd)) return 0;
+  size_t n = strlen(rd);
+  return !strncmp(rp, rd, n) && (rp[n] == '\0' || rp[n] == '/' || !strcmp(rd, "/"));
+}
+
+static int check_out_dir(const char *dir, int overwrite, char *err, size_t errlen) {
+  if (strlen(dir) + 64 >= THR_PATH_MAX) {
+    errno = ENAMETOOLONG;
+    return fail_path(err, errlen, dir, "output directory");
+  }
+  struct stat st;
+  if (stat(dir, &st)) return 0; /* new: created when the run starts */
+  if (!S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "--out %.1100s: exists and is not a directory", dir);
+    return -1;
+  }
+  int empty = dir_is_empty(dir);
+  if (empty < 0) return fail_path(err, errlen, dir, "cannot read the output directory");
+  if (empty) return 0;
+  char runjson[THR_PATH_MAX + 16];
+  int earlier = !join(runjson, sizeof runjson, dir, "run.json") && !access(runjson, F_OK);
+  if (!overwrite) {
+    snprintf(err, errlen,
+             "output directory %.1100s is not empty%s; pass --overwrite to replace it, or choose another with --out",
+             dir, earlier ? " (an earlier run's outputs)" : "");
+    return -1;
+  }
+  if (!earlier) {
+    snprintf(err, errlen,
+             "output directory %.1100s is not empty and holds no run.json from an earlier run; --overwrite clears "
+             "only throng's own output directories: choose another with --out",
+             dir);
+    return -1;
+  }
+  if (clear_dir(dir)) return fail_path(err, errlen, dir, "cannot clear the earlier run's outputs");
+  return 0;
+}
+
+static int check_final_state(const char *path, const char *dir, const char *scenario, char *err, size_t errlen) {
+  if (strlen(path) + 8 >= THR_PATH_MAX) {
+    errno = ENAMETOOLONG;
+    return fail_path(err, errlen, path, "--final-state");
+  }
+  if (is_dir(path)) {
+    snprintf(err, errlen, "--final-state %.1100s: is a directory; name a file", path);
+    return -1;
+  }
+  char parent[THR_PATH_MAX];
+  snprintf(parent, sizeof parent, "%s", path);
+  char *slash = strrchr(parent, '/');
+  if (!slash)
+    strcpy(parent, ".");
+  else if (slash == parent)
+    parent[1] = '\0';
+  else
+    *slash = '\0';
+  if (!is_dir(parent)) {
+    snprintf(err, errlen, "--final-state %.1100s: the directory %.1100s does not exist", path, parent);
+    return -1;
+  }
+  if (scenario && same_file(path, scenario)) {
+    snprintf(err, errlen, "--final-state %.1100s: is the scenario file; name another file", path);
+    return -1;
+  }
+  if (dir && is_dir(dir) && inside(parent, dir)) {
+    snprintf(err, errlen,
+             "--final-state %.1100s: lies in the output directory %.1100s, which the run writes; name a file "
+             "outside it",
+             path, dir);
+    return -1;
+  }
+  return 0;
+}
+
+int thr_output_check_paths(const char *dir, int overwrite, const char *final_state, const char *scenario, char *err,
+                           size_t errlen) {
+  if (final_state && check_final_state(final_state, dir, scenario, err, errlen)) return -1;
+  return dir ? check_out_dir(dir, overwrite, err, errlen) : 0;
+}
+
+/* ---- the outputs of a run -------------------------------------------------- */
 
 int thr_output_open(thr_output *o, const char *dir, int metrics, int trajectory, char *err, size_t errlen) {
   memset(o, 0, sizeof *o);
   snprintf(o->dir, sizeof o->dir, "%s", dir);
-  if (thr_make_dirs(dir)) {
-    snprintf(err, errlen, "cannot create output directory '%s': %s", dir, strerror(errno));
-    return -1;
-  }
+  errno = 0;
+  if (thr_make_dirs(dir)) return fail_path(err, errlen, dir, "cannot create the output directory");
   if (metrics) {
-    char path[1100];
-    snprintf(path, sizeof path, "%s/metrics.csv", dir);
-    o->metrics = fopen(path, "w");
-    if (!o->metrics) {
-      snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-      return -1;
-    }
+    if (join(o->metrics_path, sizeof o->metrics_path, dir, "metrics.csv"))
+      return fail_path(err, errlen, dir, "metrics.csv");
+    o->metrics = fopen(o->metrics_path, "w");
+    if (!o->metrics) return fail_path(err, errlen, o->metrics_path, "cannot write");
     fprintf(o->metrics,
             "step,time,agents,at_goal,mean_speed,overlap_pairs,max_overlap,max_overlap_ratio,"
             "wall_penetrations,max_wall_overlap\n");
+    if (!wrote_ok(o->metrics, o->metrics_path)) return fail_path(err, errlen, o->metrics_path, "write failed");
   }
   if (trajectory) {
-    char path[1100];
-    snprintf(path, sizeof path, "%s/trajectory", dir);
-    if (thr_make_dirs(path)) {
-      snprintf(err, errlen, "cannot create '%s': %s", path, strerror(errno));
-      return -1;
-    }
+    char path[THR_PATH_MAX];
+    if (join(path, sizeof path, dir, "trajectory") || thr_make_dirs(path))
+      return fail_path(err, errlen, path, "cannot create");
     o->trajectory = 1;
   }
   return 0;
 }
 
-int thr_output_metrics(thr_output *o, const thr_metrics *m) {
+int thr_output_metrics(thr_output *o, const thr_metrics *m, char *err, size_t errlen) {
   if (!o->metrics) return 0;
+  errno = 0;
   fprintf(o->metrics, "%ld,%.6f,%ld,%ld,%.6f,%ld,%.6g,%.6g,%ld,%.6g\n", m->step, m->time, m->agents,
           m->at_goal, m->mean_speed, m->overlap_pairs, m->max_overlap, m->max_overlap_ratio,
           m->wall_penetrations, m->max_wall_overlap);
-  return ferror(o->metrics) ? -1 : 0;
+  return wrote_ok(o->metrics, o->metrics_path) ? 0 : fail_path(err, errlen, o->metrics_path, "write failed");
 }
 
 /* ParaView's JSON file-series index, rewritten after every frame so that
  * it is valid whenever the run stops. */
-static int write_series(thr_output *o) {
-  char path[1100], tmp[1110];
-  snprintf(path, sizeof path, "%s/trajectory/trajectory.csv.series", o->dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
+static int write_series(thr_output *o, char *err, size_t errlen) {
+  char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
+  if (join(path, sizeof path, o->dir, "trajectory/trajectory.csv.series"))
+    return fail_path(err, errlen, o->dir, "trajectory.csv.series");
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
   if (!f) return -1;
   fprintf(f, "{\n  \"file-series-version\" : \"1.0\",\n  \"files\" : [\n");
   for (long k = 0; k < o->n_frames; ++k)
     fprintf(f, "    { \"name\" : \"trajectory.%08ld.csv\", \"time\" : %.9g }%s\n", o->frame_step[k],
             o->frame_time[k], k + 1 < o->n_frames ? "," : "");
   fprintf(f, "  ]\n}\n");
-  int bad = ferror(f);
-  if (fclose(f) || bad) return -1;
-  return rename(tmp, path);
+  return thr_file_commit(f, path, tmp, err, errlen);
 }
 
-int thr_output_trajectory(thr_output *o, long step, double time, const thr_agents *all) {
-  if (!o->trajectory) return 0;
-  char path[1100];
-  snprintf(path, sizeof path, "%s/trajectory/trajectory.%08ld.csv", o->dir, step);
-  FILE *f = fopen(path, "w");
-  if (!f) return -1;
-  fprintf(f, "id,x,y,vx,vy,radius,group\n");
-  for (size_t i = 0; i < all->n; ++i)
-    fprintf(f, "%u,%.9g,%.9g,%.9g,%.9g,%.6g,%d\n", all->id[i], (double)all->x[i].x, (double)all->x[i].y,
-            (double)all->v[i].x, (double)all->v[i].y, (double)all->radius[i], all->group[i]);
-  int bad = ferror(f);
-  if (fclose(f) || bad) return -1;
+static int remember_frame(thr_output *o, long step, double time) {
   if (o->n_frames == o->frame_cap) {
     long cap = o->frame_cap ? 2 * o->frame_cap : 64;
     long *s = realloc(o->frame_step, (size_t)cap * sizeof(long));
@@ -102,33 +283,49 @@ int thr_output_trajectory(thr_output *o, long step, double time, const thr_agent
   o->frame_step[o->n_frames] = step;
   o->frame_time[o->n_frames] = time;
   o->n_frames++;
-  return write_series(o);
+  return 0;
 }
 
-void thr_output_close(thr_output *o) {
-  if (o->metrics) fclose(o->metrics);
+int thr_output_trajectory(thr_output *o, long step, double time, const thr_agents *all, char *err, size_t errlen) {
+  if (!o->trajectory) return 0;
+  char name[64], path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
+  snprintf(name, sizeof name, "trajectory/trajectory.%08ld.csv", step);
+  if (join(path, sizeof path, o->dir, name)) return fail_path(err, errlen, o->dir, name);
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
+  fprintf(f, "id,x,y,vx,vy,radius,group\n");
+  for (size_t i = 0; i < all->n; ++i)
+    fprintf(f, "%u,%.9g,%.9g,%.9g,%.9g,%.6g,%d\n", all->id[i], (double)all->x[i].x, (double)all->x[i].y,
+            (double)all->v[i].x, (double)all->v[i].y, (double)all->radius[i], all->group[i]);
+  if (thr_file_commit(f, path, tmp, err, errlen)) return -1;
+  if (remember_frame(o, step, time)) {
+    snprintf(err, errlen, "out of memory listing trajectory frames");
+    return -1;
+  }
+  return write_series(o, err, errlen);
+}
+
+int thr_output_close(thr_output *o, char *err, size_t errlen) {
+  int rc = 0;
+  if (o->metrics) {
+    errno = 0;
+    int ok = wrote_ok(o->metrics, o->metrics_path);
+    if (fclose(o->metrics)) ok = 0;
+    if (!ok) rc = fail_path(err, errlen, o->metrics_path, "write failed");
+  }
   free(o->frame_step);
   free(o->frame_time);
   memset(o, 0, sizeof *o);
+  return rc;
 }
 
 int thr_write_final_state(const char *path, const thr_agents *all, char *err, size_t errlen) {
-  char tmp[1100];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) {
-    snprintf(err, errlen, "--final-state %s: cannot write: %s", path, strerror(errno));
-    return -1;
-  }
+  char tmp[THR_PATH_MAX + 8];
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
   fprintf(f, "id,x,y,vx,vy\n");
   for (size_t i = 0; i < all->n; ++i)
     fprintf(f, "%u,%a,%a,%a,%a\n", all->id[i], (double)all->x[i].x, (double)all->x[i].y, (double)all->v[i].x,
             (double)all->v[i].y);
-  int bad = ferror(f);
-  if (fclose(f) || bad || rename(tmp, path)) {
-    snprintf(err, errlen, "--final-state %s: write failed: %s", path, strerror(errno));
-    remove(tmp);
-    return -1;
-  }
-  return 0;
+  return thr_file_commit(f, path, tmp, err, errlen);
 }

@@ -1,33 +1,64 @@
 /* What a run writes (docs/user-guide.md, "Outputs"): metrics.csv, the
  * trajectory CSV series, run.json, and the --final-state file. Only rank 0
- * calls these; agents arrive gathered and sorted by id. */
+ * calls these; agents arrive gathered and sorted by id.
+ *
+ * Every write, flush and close is checked; a failure gives "PATH: reason"
+ * and the run stops. Files that must be complete or absent (run.json, the
+ * series index, --final-state) are written to PATH.tmp and renamed; a
+ * failed write removes the temporary file. Metrics rows are flushed one by
+ * one, so the file ends with the last completed step whatever stops the run.
+ *
+ * Test hook (docs/testing.md): THRONG_FAULT_WRITE=NAME[:N] makes the N-th
+ * write (default the first) to a file called NAME fail with ENOSPC, as on a
+ * full disk. */
 #ifndef THRONG_OUTPUT_H
 #define THRONG_OUTPUT_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "base/agents.h"
 #include "core/sim.h"
 
+enum { THR_PATH_MAX = 1024 };
+
 typedef struct thr_output {
-  char dir[1024];
+  char dir[THR_PATH_MAX];
   FILE *metrics;
-  int trajectory;    /* write trajectory frames */
+  char metrics_path[THR_PATH_MAX];
+  int trajectory; /* write trajectory frames */
   long n_frames;
   long frame_cap;
   long *frame_step;
   double *frame_time;
 } thr_output;
 
+/* Before anything runs: `dir` (NULL: no output directory) must be new or
+ * empty, or, with `overwrite`, the output directory of an earlier run
+ * (holding run.json), which is then cleared; `final_state` (NULL: none) must
+ * name a file in an existing directory, not a directory, not the scenario
+ * and not anything inside `dir`. Returns 0, or -1 with a message naming the
+ * path and what is wrong (bad input: exit status 2). */
+int thr_output_check_paths(const char *dir, int overwrite, const char *final_state, const char *scenario, char *err,
+                           size_t errlen);
+
 /* Create `dir` (and parents) and open the enabled outputs. */
 int thr_output_open(thr_output *o, const char *dir, int metrics, int trajectory, char *err, size_t errlen);
-int thr_output_metrics(thr_output *o, const thr_metrics *m);
-int thr_output_trajectory(thr_output *o, long step, double time, const thr_agents *all);
-void thr_output_close(thr_output *o);
+int thr_output_metrics(thr_output *o, const thr_metrics *m, char *err, size_t errlen);
+int thr_output_trajectory(thr_output *o, long step, double time, const thr_agents *all, char *err, size_t errlen);
+/* Close the outputs; -1 with a message when the last data could not be
+ * written. */
+int thr_output_close(thr_output *o, char *err, size_t errlen);
 
 /* id,x,y,vx,vy sorted by id, C99 hexadecimal floats; written to a temporary
  * file and renamed, so the file is complete or absent. */
 int thr_write_final_state(const char *path, const thr_agents *all, char *err, size_t errlen);
+
+/* PATH.tmp opened for writing (f), then thr_file_commit: checked flush and
+ * close, the fault hook, rename to PATH; on failure the temporary file is
+ * removed and err says "PATH: reason". */
+FILE *thr_file_begin(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
+int thr_file_commit(FILE *f, const char *path, const char *tmp, char *err, size_t errlen);
 
 /* mkdir -p */
 int thr_make_dirs(const char *path);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "build_info.h"
+#include "output.h"
 
 static void json_string(FILE *f, const char *s) {
   fputc('"', f);
@@ -36,15 +37,28 @@ static void write_params(FILE *f, const thr_params *p) {
           p->cell_size, p->skin);
 }
 
-int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double wall,
-                       int done) {
-  char path[1100], tmp[1110];
-  snprintf(path, sizeof path, "%s/run.json", dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
+static const char *state_name(int state) {
+  static const char *const names[] = {"running", "complete", "failed", "diverged", "interrupted"};
+  return state >= 0 && state <= THR_RUN_INTERRUPTED ? names[state] : "?";
+}
+
+int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double wall, int state,
+                       const char *reason, char *err, size_t errlen) {
+  char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
+  if (snprintf(path, sizeof path, "%s/run.json", dir) >= (int)sizeof path) {
+    snprintf(err, errlen, "%.1000s/run.json: the path is too long", dir);
+    return -1;
+  }
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
   if (!f) return -1;
-  fprintf(f, "{\n  \"throng_version\": \"%s\",\n  \"complete\": %s,\n  \"scenario\": ", THRONG_VERSION,
-          done ? "true" : "false");
+  fprintf(f, "{\n  \"throng_version\": \"%s\",\n  \"complete\": %s,\n  \"state\": \"%s\",\n", THRONG_VERSION,
+          state == THR_RUN_COMPLETE ? "true" : "false", state_name(state));
+  if (reason && *reason) {
+    fprintf(f, "  \"reason\": ");
+    json_string(f, reason);
+    fprintf(f, ",\n");
+  }
+  fprintf(f, "  \"scenario\": ");
   json_string(f, sc->name);
   fprintf(f, ",\n  \"scenario_file\": ");
   json_string(f, sc->path);
@@ -58,13 +72,11 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
   write_params(f, &s->prm);
   fprintf(f, "  \"grid\": {\"cell\": %.9g, \"cells_x\": %d, \"cells_y\": %d},\n", s->world.cell, s->world.gnx,
           s->world.gny);
-  fprintf(f, "  \"steps\": %ld,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": %.6g,\n", steps, wall,
-          wall > 0.0 ? (double)s->n_global * (double)steps / wall : 0.0);
+  fprintf(f, "  \"steps\": %ld,\n  \"last_step\": %ld,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": %.6g,\n",
+          steps, s->step, wall, wall > 0.0 ? (double)s->n_global * (double)steps / wall : 0.0);
   fprintf(f, "  \"phase_seconds_rank0\": {");
   for (int k = 0; k < THR_PHASE_COUNT; ++k)
     fprintf(f, "%s\"%s\": %.6f", k ? ", " : "", thr_phase_name(k), s->timers.t[k]);
   fprintf(f, "}\n}\n");
-  int bad = ferror(f);
-  if (fclose(f) || bad) return -1;
-  return rename(tmp, path);
+  return thr_file_commit(f, path, tmp, err, errlen);
 }

@@ -3,11 +3,25 @@
 #ifndef THRONG_RUN_JSON_H
 #define THRONG_RUN_JSON_H
 
+#include <stddef.h>
+
 #include "base/scenario.h"
 #include "core/sim.h"
 
-/* Written at the start (done = 0) and rewritten at the end (done = 1). */
-int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double wall,
-                       int done);
+/* How a run ended (or that it is still going), for run.json and the exit
+ * status (docs/user-guide.md). */
+enum thr_run_state {
+  THR_RUN_RUNNING,     /* written at the start: a run.json saying this was cut short */
+  THR_RUN_COMPLETE,    /* exit 0 */
+  THR_RUN_FAILED,      /* exit 1: a write failed, out of memory, ... */
+  THR_RUN_DIVERGED,    /* exit 3: the state became non-finite */
+  THR_RUN_INTERRUPTED  /* exit 128 + signal: SIGINT, SIGTERM */
+};
+
+/* run.json in `dir` (written to run.json.tmp and renamed): what ran, how
+ * far (steps, wall seconds), the state and, unless complete, why
+ * (`reason`). Returns 0, or -1 with "PATH: reason" in err. */
+int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double wall, int state,
+                       const char *reason, char *err, size_t errlen);
 
 #endif

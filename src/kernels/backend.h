@@ -23,8 +23,6 @@
 #include "pass_table.h"
 
 /* Partial step metrics of the owned agents (reduced over ranks by core). */
-#define THR_SPEED_QUANTUM 1e-6
-
 typedef struct thr_metrics_partial {
   long agents;
   long at_goal;
@@ -63,6 +61,12 @@ typedef struct thr_backend_ops {
    * of the owned agents. */
   void (*pass)(thr_backend *b, int kind, int part);
   void (*measure)(thr_backend *b, thr_metrics_partial *out);
+  /* Health of the state the FINALIZE pass wrote: the lowest
+   * thr_nonfinite_key of an owned agent whose x, x* or v is not finite, or
+   * THR_ALL_FINITE. wait = 1: of the last FINALIZE (may synchronise a GPU);
+   * wait = 0: of the last one that has completed without waiting, which a
+   * GPU backend may report one step late (then *late = 1). */
+  uint64_t (*nonfinite)(thr_backend *b, int wait, int *late);
   void (*sync)(thr_backend *b); /* wait for queued work (timing) */
 
   /* Bytes of backend memory (device memory for the CUDA backend) held for

@@ -25,6 +25,7 @@ typedef struct cpu_state {
   void *hbuf[2]; /* halo message buffers (send, receive) */
   size_t hbuf_cap[2];
   thr_parts parts; /* interior, then boundary agents (set_interior) */
+  uint64_t nonfinite, nonfinite_part; /* health of the last FINALIZE; of its parts so far */
 } cpu_state;
 
 static cpu_state *state(thr_backend *b) { return (cpu_state *)b->impl; }
@@ -186,16 +187,24 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
         a->vnew[i] = thr_agent_velocity(&c, (int)i);
       }
       break;
-    case THR_STAGE_FINAL:
+    case THR_STAGE_FINAL: {
       c.v = a->vnew; /* XSPH reads the un-smoothed new velocities */
-#pragma omp parallel for schedule(static)
+      uint64_t bad = part == THR_PART_BOUNDARY ? s->nonfinite_part : THR_ALL_FINITE;
+#pragma omp parallel for schedule(static) reduction(min : bad)
       for (long t = 0; t < r.n; ++t) {
         long i = THR_PART_AGENT(r, t);
         a->v[i] = thr_agent_xsph_clamp(&c, (int)i, a->v[i]);
         a->x[i] = a->p[i];
         if (thr_agent_at_goal(&c, a->x[i], a->goal_set[i], a->goal[i])) a->flags[i] |= THR_FLAG_AT_GOAL;
+        int field = thr_nonfinite_field(a->x[i], a->p[i], a->v[i]);
+        if (field >= 0 && thr_nonfinite_key(a->id[i], field) < bad) bad = thr_nonfinite_key(a->id[i], field);
       }
+      if (part == THR_PART_INTERIOR)
+        s->nonfinite_part = bad;
+      else
+        s->nonfinite = bad;
       break;
+    }
     default:
       thr_backend_fail(b, "unknown pass %d", kind);
   }
@@ -247,7 +256,7 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
     at_goal += (a->flags[i] & THR_FLAG_AT_GOAL) ? 1 : 0;
     pairs += m.overlaps;
     walls += m.wall_overlap > 0.0f ? 1 : 0;
-    speed_q += (int64_t)((double)v2_len(a->v[i]) / THR_SPEED_QUANTUM + 0.5);
+    speed_q += thr_speed_quanta(v2_len(a->v[i]));
     if (m.max_overlap > max_ov) max_ov = m.max_overlap;
     if (m.max_overlap_rel > max_rel) max_rel = m.max_overlap_rel;
     if (m.wall_overlap > max_wall) max_wall = m.wall_overlap;
@@ -263,6 +272,12 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
 }
 
 static void cpu_sync(thr_backend *b) { (void)b; }
+
+static uint64_t cpu_nonfinite(thr_backend *b, int wait, int *late) {
+  (void)wait;
+  if (late) *late = 0;
+  return state(b)->nonfinite;
+}
 
 /* ---- decomposition support (decomp/ calls these) ------------------------------ */
 
@@ -438,6 +453,7 @@ static const thr_backend_ops cpu_ops = {
     .build_index = cpu_build_index,
     .pass = cpu_pass,
     .measure = cpu_measure,
+    .nonfinite = cpu_nonfinite,
     .sync = cpu_sync,
 };
 
@@ -466,6 +482,7 @@ thr_backend *thr_backend_cpu_create(void) {
     return NULL;
   }
   thr_agents_init(&s->a);
+  s->nonfinite = s->nonfinite_part = THR_ALL_FINITE;
   b->ops = &cpu_ops;
   b->comm = &cpu_comm_ops;
   b->impl = s;

@@ -130,6 +130,7 @@ static void cuda_measure(thr_backend *b, thr_metrics_partial *out) {
   nvtx_range r("measure");
   thr_cuda_measure(state(b), out);
 }
+static uint64_t cuda_nonfinite(thr_backend *b, int wait, int *late) { return thr_cuda_health(state(b), wait, late); }
 static void cuda_sync(thr_backend *b) {
   cuda_state *s = state(b);
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -216,6 +217,10 @@ static void cuda_destroy(thr_backend *b) {
   if (s->lr_list) cudaFree(s->lr_list);
   if (s->lr_count) cudaFree(s->lr_count);
   if (s->d_metrics) cudaFree(s->d_metrics);
+  if (s->d_health) cudaFree(s->d_health);
+  if (s->h_health) cudaFreeHost(s->h_health);
+  for (int k = 0; k < 2; ++k)
+    if (s->health_event[k]) cudaEventDestroy(s->health_event[k]);
   if (s->d_send_idx) cudaFree(s->d_send_idx);
   if (s->d_stage) cudaFree(s->d_stage);
   if (s->h_stage) cudaFreeHost(s->h_stage);
@@ -242,6 +247,7 @@ static const thr_backend_ops cuda_ops = {
     .build_index = cuda_build_index,
     .pass = cuda_pass,
     .measure = cuda_measure,
+    .nonfinite = cuda_nonfinite,
     .sync = cuda_sync,
     .memory_bytes = cuda_memory_bytes,
 };
@@ -297,8 +303,15 @@ extern "C" thr_backend *thr_backend_cuda_create(int local_rank, char *err, size_
   b->comm = &cuda_comm_ops;
   b->impl = s;
   thr_cuda_plan_scratch(s);
-  if (cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess) {
-    snprintf(err, errlen, "--backend cuda: cannot create a stream on GPU %d", device);
+  s->health_last = -1;
+  if (cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking) != cudaSuccess ||
+      cudaMalloc(&s->d_health, sizeof(uint64_t)) != cudaSuccess ||
+      cudaMemset(s->d_health, 0xff, sizeof(uint64_t)) != cudaSuccess ||
+      cudaMallocHost((void **)&s->h_health, 2 * sizeof(uint64_t)) != cudaSuccess ||
+      cudaEventCreateWithFlags(&s->health_event[0], cudaEventDisableTiming) != cudaSuccess ||
+      cudaEventCreateWithFlags(&s->health_event[1], cudaEventDisableTiming) != cudaSuccess) {
+    cudaGetLastError();
+    snprintf(err, errlen, "--backend cuda: cannot set up GPU %d (stream, events, memory)", device);
     free(s);
     free(b);
     return NULL;

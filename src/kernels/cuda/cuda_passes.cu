@@ -9,9 +9,12 @@ thr_ctx thr_cuda_ctx(const cuda_state *s) {
   return c;
 }
 
+/* Also resets the step's health key (thr_cuda_health_post copied the last
+ * one before this kernel, in stream order), saving a memset per step. */
 __global__ void k_predict(const thr_ctx c, int n, thr_vec2 *p, const float *pref_speed, const int32_t *goal_set,
-                          const thr_vec2 *goal, const uint32_t *flags) {
+                          const thr_vec2 *goal, const uint32_t *flags, unsigned long long *health) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) *health = ~0ull;
   if (i < n) p[i] = thr_agent_predict(&c, c.x[i], c.v[i], pref_speed[i], goal_set[i], goal[i], flags[i]);
 }
 
@@ -57,16 +60,21 @@ __global__ void k_velocity(const thr_ctx c, thr_part_range r, thr_vec2 *vnew) {
   vnew[i] = thr_agent_velocity(&c, i);
 }
 
-/* c.v holds the un-smoothed new velocities; v the previous ones. */
+/* c.v holds the un-smoothed new velocities; v the previous ones. A
+ * non-finite agent lowers *bad (atomicMin of thr_nonfinite_key: the lowest
+ * id wins whatever the order). */
 __global__ void k_finalize(const thr_ctx c, thr_part_range r, thr_vec2 *v, thr_vec2 *x, const int32_t *goal_set,
-                           const thr_vec2 *goal, uint32_t *flags) {
+                           const thr_vec2 *goal, uint32_t *flags, unsigned long long *bad) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
   int i = (int)THR_PART_AGENT(r, t);
-  v[i] = thr_agent_xsph_clamp(&c, i, v[i]);
+  thr_vec2 vi = thr_agent_xsph_clamp(&c, i, v[i]);
+  v[i] = vi;
   thr_vec2 xi = c.p[i];
   x[i] = xi;
   if (thr_agent_at_goal(&c, xi, goal_set[i], goal[i])) flags[i] |= THR_FLAG_AT_GOAL;
+  int field = thr_nonfinite_field(xi, xi, vi);
+  if (field >= 0) atomicMin(bad, (unsigned long long)thr_nonfinite_key(c.id[i], field));
 }
 
 /* Integer sums and float maxima (as ordered bit patterns of non-negative
@@ -92,7 +100,7 @@ __global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, dev_met
     at_goal = (flags[i] & THR_FLAG_AT_GOAL) ? 1 : 0;
     pairs = (unsigned long long)m.overlaps;
     walls = m.wall_overlap > 0.0f ? 1 : 0;
-    speed = (unsigned long long)((double)v2_len(c.v[i]) / THR_SPEED_QUANTUM + 0.5);
+    speed = (unsigned long long)thr_speed_quanta(v2_len(c.v[i]));
     mov = __float_as_uint(m.max_overlap);
     mrel = __float_as_uint(m.max_overlap_rel);
     mwall = __float_as_uint(m.wall_overlap);
@@ -119,9 +127,13 @@ __global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, dev_met
 
 void thr_cuda_predict(cuda_state *s) {
   int n = (int)s->a.n_owned;
-  if (!n) return;
+  if (!n) { /* no kernel to reset the health key */
+    CUDA_CHECK(cudaMemsetAsync(s->d_health, 0xff, sizeof(uint64_t), s->stream));
+    return;
+  }
   k_predict<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->a.p, s->a.pref_speed,
-                                                              s->a.goal_set, s->a.goal, s->a.flags);
+                                                              s->a.goal_set, s->a.goal, s->a.flags,
+                                                              (unsigned long long *)s->d_health);
   CUDA_LAUNCHED("predict");
 }
 
@@ -188,9 +200,10 @@ void thr_cuda_pass(cuda_state *s, int kind, int part) {
       if (r.n) {
         thr_ctx c = thr_cuda_ctx(s);
         c.v = s->a.vnew;
-        k_finalize<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(c, r, s->a.v, s->a.x, s->a.goal_set,
-                                                                       s->a.goal, s->a.flags);
+        k_finalize<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(
+            c, r, s->a.v, s->a.x, s->a.goal_set, s->a.goal, s->a.flags, (unsigned long long *)s->d_health);
       }
+      if (part != THR_PART_INTERIOR) thr_cuda_health_post(s);
       break;
     default:
       thr_backend_fail(s->self, "unknown pass %d", kind);
@@ -241,6 +254,35 @@ int thr_cuda_set_interior(cuda_state *s, thr_window interior) {
   }
   s->parts.valid = 1;
   return 0;
+}
+
+/* ---- health: the FINALIZE pass's non-finite key, read without stalling --- */
+
+/* After a complete FINALIZE: copy the key to page-locked memory and mark
+ * the copy with an event (the next predict resets the key); slots
+ * alternate, so the previous step's copy stays readable while this one is
+ * in flight. */
+void thr_cuda_health_post(cuda_state *s) {
+  int k = s->health_next;
+  CUDA_CHECK(cudaMemcpyAsync(&s->h_health[k], s->d_health, sizeof(uint64_t), cudaMemcpyDeviceToHost, s->stream));
+  CUDA_CHECK(cudaEventRecord(s->health_event[k], s->stream));
+  s->health_posted[k] = 1;
+  s->health_last = k;
+  s->health_next = 1 - k;
+}
+
+uint64_t thr_cuda_health(cuda_state *s, int wait, int *late) {
+  int k = s->health_last;
+  if (late) *late = 0;
+  if (k < 0) return THR_ALL_FINITE;
+  if (!wait && cudaEventQuery(s->health_event[k]) == cudaErrorNotReady) {
+    /* the last copy is still in flight: report the one before it */
+    k = 1 - k;
+    if (late) *late = 1;
+    if (!s->health_posted[k]) return THR_ALL_FINITE;
+  }
+  CUDA_CHECK(cudaEventSynchronize(s->health_event[k]));
+  return s->h_health[k];
 }
 
 void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out) {

@@ -76,6 +76,13 @@ typedef struct cuda_state {
   /* metrics accumulator */
   void *d_metrics;
 
+  /* health of the last FINALIZE passes (thr_cuda_health_post): the device
+   * key, two page-locked copies and their events */
+  void *d_health;
+  uint64_t *h_health; /* [2] */
+  cudaEvent_t health_event[2];
+  int health_posted[2], health_last, health_next;
+
   /* decomposition: halo send list and staging */
   int *d_send_idx;
   size_t n_send, send_cap;
@@ -108,6 +115,8 @@ void thr_cuda_predict(cuda_state *s);
 void thr_cuda_pass(cuda_state *s, int kind, int part);
 int thr_cuda_set_interior(cuda_state *s, thr_window interior);
 void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out);
+void thr_cuda_health_post(cuda_state *s);
+uint64_t thr_cuda_health(cuda_state *s, int wait, int *late);
 
 /* Moving agents and ghosts (cuda_transfer.cu) */
 void thr_cuda_exclusive_scan(cuda_state *s, const int *in, int *out, size_t n);
