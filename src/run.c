@@ -130,12 +130,31 @@ static int stopped(run_ctx *r, const thr_health *h, int *state) {
   return 128 + h->stop_signal;
 }
 
-static void write_run_json(run_ctx *r, const thr_scenario *sc, long steps, double wall, int state) {
-  if (r->s->rank != 0 || !r->o->out_dir) return;
-  char err[1200];
-  if (thr_write_run_json(r->o->out_dir, sc, r->s, steps, wall, state, state == THR_RUN_COMPLETE ? NULL : r->err,
-                         err, sizeof err))
-    fprintf(stderr, "throng: %s\n", err);
+/* After a step (or at the start): the health check, then the outputs due.
+ * A finite step is complete, so its outputs are written even when a signal
+ * ends the run here. Returns the exit status (0: go on). Collective. */
+static int check_and_write(run_ctx *r, int wait, int metrics, int frame, int *state) {
+  thr_health h;
+  int stop = thr_sim_check(r->s, wait, g_signal, &h);
+  if (h.field < 0 && write_outputs(r, metrics, frame)) {
+    *state = THR_RUN_FAILED;
+    return 1;
+  }
+  return stop ? stopped(r, &h, state) : 0;
+}
+
+/* The closing run.json; a failure to write it fails a run that had not
+ * failed yet (its message then replaces err). Collective. */
+static int write_run_json(run_ctx *r, const thr_scenario *sc, long steps, double wall, int state, int code) {
+  int rc = 0;
+  if (r->s->rank == 0 && r->o->out_dir) {
+    char err[1200];
+    rc = thr_write_run_json(r->o->out_dir, sc, r->s, steps, wall, state, state == THR_RUN_COMPLETE ? NULL : r->err,
+                            err, sizeof err);
+    if (rc && code) fprintf(stderr, "throng: %s\n", err);
+    if (rc && !code) snprintf(r->err, r->errlen, "%s", err);
+  }
+  return code ? code : (agree(r, rc) ? 1 : 0);
 }
 
 int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err, size_t errlen) {
@@ -166,12 +185,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   progress pg = {s->rank == 0 && !o->quiet, isatty(2), MPI_Wtime(), 0.0};
   long first = s->step;
   int state = THR_RUN_COMPLETE, code = 0;
-  thr_health h;
-  if (thr_sim_check(s, 1, g_signal, &h)) {
-    code = stopped(&r, &h, &state);
-  } else if (write_outputs(&r, metrics, frames)) {
-    state = THR_RUN_FAILED, code = 1;
-  }
+  code = check_and_write(&r, 1, metrics, frames, &state);
   double t0 = MPI_Wtime();
   for (long k = 0; k < o->steps && !code; ++k) {
     thr_sim_step(s);
@@ -179,11 +193,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     int metrics_now = metrics && due(st, o->metrics_every), frame_now = frames && due(st, o->trajectory_every);
     /* exact when outputs follow or the run ends; else a GPU may look one
      * step back rather than wait */
-    if (thr_sim_check(s, metrics_now || frame_now || k + 1 == o->steps, g_signal, &h)) {
-      code = stopped(&r, &h, &state);
-    } else if (write_outputs(&r, metrics_now, frame_now)) {
-      state = THR_RUN_FAILED, code = 1;
-    }
+    code = check_and_write(&r, metrics_now || frame_now || k + 1 == o->steps, metrics_now, frame_now, &state);
     progress_update(&pg, s, k + 1, o->steps, 0);
   }
   double wall = MPI_Wtime() - t0;
@@ -201,7 +211,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     state = THR_RUN_FAILED, code = 1;
   MPI_Bcast(&code, 1, MPI_INT, 0, s->comm);
   if (code == 1) agree(&r, -1);
-  write_run_json(&r, sc, s->step - first, wall, state);
+  code = write_run_json(&r, sc, s->step - first, wall, state, code);
   if (!code && s->rank == 0 && !o->quiet) {
     double rate = wall > 0.0 ? (double)s->n_global * (double)(s->step - first) / wall : 0.0;
     fprintf(stderr, "throng: %ld steps of %ld agents in %.2f s (%.3g agent-steps/s)%s%s\n", s->step - first,
