@@ -183,6 +183,15 @@ static void snapshot(thr_backend *b, thr_agents *out) {
   if (b->ops->copy_out(b, out, all_fields())) exit(1);
 }
 
+/* Load the fixture into a backend, run one pass over every agent, and take
+ * the result. */
+static void pass_and_snapshot(fixture *f, int kind, thr_agents *out) {
+  thr_backend *b = load(f);
+  b->ops->pass(b, kind, THR_PART_ALL);
+  snapshot(b, out);
+  b->ops->destroy(b);
+}
+
 static int agent_of_id(const thr_agents *a, uint32_t id) {
   for (size_t i = 0; i < a->n; ++i)
     if (a->id[i] == id) return (int)i;
@@ -200,10 +209,8 @@ THR_TEST(stability_pushes_a_pair_apart) {
   f.prm.longrange_on = f.prm.avoidance_on = f.prm.xsph_on = 0;
   add_agent(&f, 0, v2(5.0f, 5.0f), v2(5.1f, 5.0f), v2(0, 0), 0.5f);
   add_agent(&f, 1, v2(5.8f, 5.0f), v2(5.9f, 5.0f), v2(0, 0), 0.5f);
-  thr_backend *b = load(&f);
-  b->ops->pass(b, THR_PASS_STABILITY, THR_PART_ALL);
   thr_agents s;
-  snapshot(b, &s);
+  pass_and_snapshot(&f, THR_PASS_STABILITY, &s);
   int i0 = agent_of_id(&s, 0), i1 = agent_of_id(&s, 1);
   CHECK_NEAR(s.x[i0].x, 4.85f, 1e-6);
   CHECK_NEAR(s.x[i1].x, 5.95f, 1e-6);
@@ -211,7 +218,6 @@ THR_TEST(stability_pushes_a_pair_apart) {
   CHECK_NEAR(s.p[i1].x, 6.05f, 1e-6);
   CHECK(s.x[i0].y == 5.0f && s.p[i1].y == 5.0f);
   thr_agents_free(&s);
-  b->ops->destroy(b);
   fixture_free(&f);
 }
 
@@ -225,16 +231,13 @@ THR_TEST(contact_splits_by_inverse_mass) {
   add_agent(&f, 0, v2(5.0f, 5.0f), v2(5.0f, 5.0f), v2(0, 0), 0.5f);
   add_agent(&f, 1, v2(5.8f, 5.0f), v2(5.8f, 5.0f), v2(0, 0), 0.5f);
   f.a.inv_mass[1] = 1.0f / 3.0f;
-  thr_backend *b = load(&f);
-  b->ops->pass(b, THR_PASS_CONTACT, THR_PART_ALL);
   thr_agents s;
-  snapshot(b, &s);
+  pass_and_snapshot(&f, THR_PASS_CONTACT, &s);
   int i0 = agent_of_id(&s, 0), i1 = agent_of_id(&s, 1);
   CHECK_NEAR(s.p[i0].x, 5.0f - 0.225f, 1e-6);
   CHECK_NEAR(s.p[i1].x, 5.8f + 0.075f, 1e-6);
   CHECK(s.x[i0].x == 5.0f && s.x[i1].x == 5.8f);
   thr_agents_free(&s);
-  b->ops->destroy(b);
   fixture_free(&f);
 }
 
@@ -245,14 +248,11 @@ THR_TEST(contact_with_a_wall) {
   fixture_init(&f, 1);
   f.prm.longrange_on = f.prm.avoidance_on = f.prm.xsph_on = 0;
   add_agent(&f, 0, v2(6.0f, 14.7f), v2(6.0f, 14.7f), v2(0, 0), 0.5f);
-  thr_backend *b = load(&f);
-  b->ops->pass(b, THR_PASS_CONTACT, THR_PART_ALL);
   thr_agents s;
-  snapshot(b, &s);
+  pass_and_snapshot(&f, THR_PASS_CONTACT, &s);
   CHECK_NEAR(s.p[0].y, 14.7f - 0.27f, 1e-5);
   CHECK_NEAR(s.p[0].x, 6.0f, 1e-6);
   thr_agents_free(&s);
-  b->ops->destroy(b);
   fixture_free(&f);
 }
 
