@@ -17,10 +17,13 @@ THR_HD int thr_cell_coord(float p, float origin, float cell, int n) {
   return (int)f;
 }
 
-/* Number of cell rings a query of radius r needs. */
-THR_HD int thr_rings(float r, float skin, float cell) {
-  int k = (int)ceilf((r + skin) / cell);
-  return k < 1 ? 1 : k;
+/* Number of cell rings a query of radius r needs, at least 1 and at most
+ * `limit` (the grid's larger side: more rings hold no more cells; also
+ * where r is so large, or the cell so small, that the count is no number). */
+THR_HD int thr_rings(float r, float skin, float cell, int limit) {
+  float k = ceilf((r + skin) / cell);
+  if (!(k < (float)limit)) return limit;
+  return k < 1.0f ? 1 : (int)k;
 }
 
 /* Global cells [x0, x0+nx) x [y0, y0+ny). */

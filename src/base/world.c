@@ -34,17 +34,11 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   if (!(prm->cell_size > 0.0f)) prm->cell_size = contact + prm->skin;
   w->cell = prm->cell_size;
   w->reach = fmaxf(contact, fmaxf(longrange, xsph));
-  w->k_contact = thr_rings(contact, prm->skin, w->cell);
-  w->k_longrange = thr_rings(longrange, prm->skin, w->cell);
-  w->k_xsph = thr_rings(xsph, prm->skin, w->cell);
-  w->k_max = w->k_contact;
-  if (prm->longrange_on || prm->avoidance_on) w->k_max = w->k_max > w->k_longrange ? w->k_max : w->k_longrange;
-  if (prm->xsph_on) w->k_max = w->k_max > w->k_xsph ? w->k_max : w->k_xsph;
 
   double gx = ceil((double)(w->max.x - w->min.x) / w->cell);
   double gy = ceil((double)(w->max.y - w->min.y) / w->cell);
-  if (gx < 1) gx = 1;
-  if (gy < 1) gy = 1;
+  if (!(gx >= 1)) gx = 1; /* also NaN: an infinite cell */
+  if (!(gy >= 1)) gy = 1;
   if (gx * gy > 1.0e9) {
     snprintf(err, errlen,
              "the world (%g x %g m) holds %.3g grid cells of %g m; raise neighbors.cell_size or shrink the world",
@@ -53,6 +47,13 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   }
   w->gnx = (int)gx;
   w->gny = (int)gy;
+  int most = w->gnx > w->gny ? w->gnx : w->gny;
+  w->k_contact = thr_rings(contact, prm->skin, w->cell, most);
+  w->k_longrange = thr_rings(longrange, prm->skin, w->cell, most);
+  w->k_xsph = thr_rings(xsph, prm->skin, w->cell, most);
+  w->k_max = w->k_contact;
+  if (prm->longrange_on || prm->avoidance_on) w->k_max = w->k_max > w->k_longrange ? w->k_max : w->k_longrange;
+  if (prm->xsph_on) w->k_max = w->k_max > w->k_xsph ? w->k_max : w->k_xsph;
 
   w->n_obstacles = sc->n_obstacles;
   w->n_verts = sc->n_verts;

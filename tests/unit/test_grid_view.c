@@ -63,13 +63,18 @@ THR_TEST(local_cell) {
  * (1.5 + 0.2)/1 = 1.7 -> 2; 0.5/1 -> 1; 0 -> 0 -> 1; 2/1 = 2 -> 2 (exact);
  * (7 + 0.5)/2 = 3.75 -> 4; (0.4 + 0.1)/0.25 = 2 -> 2 (0.5/0.25 exact). */
 THR_TEST(rings) {
-  CHECK(thr_rings(1.5f, 0.2f, 1.0f) == 2);
-  CHECK(thr_rings(0.5f, 0.0f, 1.0f) == 1);
-  CHECK(thr_rings(0.0f, 0.0f, 1.0f) == 1);
-  CHECK(thr_rings(2.0f, 0.0f, 1.0f) == 2);
-  CHECK(thr_rings(2.0f, 0.001f, 1.0f) == 3);
-  CHECK(thr_rings(7.0f, 0.5f, 2.0f) == 4);
-  CHECK(thr_rings(0.25f, 0.25f, 0.25f) == 2);
+  CHECK(thr_rings(1.5f, 0.2f, 1.0f, 1000) == 2);
+  CHECK(thr_rings(0.5f, 0.0f, 1.0f, 1000) == 1);
+  CHECK(thr_rings(0.0f, 0.0f, 1.0f, 1000) == 1);
+  CHECK(thr_rings(2.0f, 0.0f, 1.0f, 1000) == 2);
+  CHECK(thr_rings(2.0f, 0.001f, 1.0f, 1000) == 3);
+  CHECK(thr_rings(7.0f, 0.5f, 2.0f, 1000) == 4);
+  CHECK(thr_rings(0.25f, 0.25f, 0.25f, 1000) == 2);
+  /* beyond the grid, or no number at all: the whole grid */
+  CHECK(thr_rings(1e10f, 0.3f, 1.35f, 40) == 40);
+  CHECK(thr_rings(INFINITY, 0.3f, 1.35f, 40) == 40);
+  CHECK(thr_rings(INFINITY, 0.3f, INFINITY, 40) == 40);
+  CHECK(thr_rings(39.0f, 0.0f, 1.0f, 40) == 39);
 }
 
 /* ---- neighbour iterator ---------------------------------------------------- */

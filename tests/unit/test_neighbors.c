@@ -66,7 +66,7 @@ static void cloud_free(cloud *c) {
 static void check_against_brute_force(int n, float w, float h, float cell, float r, uint64_t seed) {
   cloud c;
   cloud_make(&c, n, w, h, cell, seed);
-  int k = thr_rings(r, 0.0f, cell);
+  int k = thr_rings(r, 0.0f, cell, 1 << 20);
   char *seen = calloc((size_t)n, 1);
   long found = 0, expected = 0, missing = 0, dup = 0;
   for (int i = 0; i < n; ++i) {
