@@ -6,7 +6,9 @@
  *
  * Scenarios asking for absurd sizes are skipped before placement: limits
  * on them belong to core/populate.c and base/world.c (being added there),
- * and until then such inputs only find out-of-memory. */
+ * and until then such inputs only find what tests/fuzz/open/ already
+ * holds: out-of-memory, and float-to-integer overflows in the lattice and
+ * grid sizes. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
