@@ -163,7 +163,8 @@ static int check_keys(cfg *c, const thr_ynode *map, const char *path) {
     if (in_list(known, key->text)) continue;
     char hint[96];
     suggestion(known, key->text, hint, sizeof hint);
-    return fail(c, key, path, "unknown key '%.64s' (known keys here: %s)%s", key->text, known, hint);
+    return fail(c, key, path, "unknown key '%.*s' (known keys here: %s)%s", (int)thr_text_prefix(key->text, 64),
+                key->text, known, hint);
   }
   return 0;
 }

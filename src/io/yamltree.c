@@ -100,6 +100,80 @@ int thr_ynode_is_null(const thr_ynode *n) {
   return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
+/* ---- printable text ------------------------------------------------------- */
+
+static int byte_in(unsigned char c, unsigned lo, unsigned hi) {
+  return c >= lo && c <= hi;
+}
+
+/* Length of the well-formed UTF-8 character at s (no overlong forms, no
+ * surrogates, nothing above U+10FFFF), 0 when s does not start one. */
+static size_t utf8_len(const unsigned char *s) {
+  if (s[0] < 0x80) return 1;
+  if (byte_in(s[0], 0xC2, 0xDF)) return byte_in(s[1], 0x80, 0xBF) ? 2 : 0;
+  unsigned lo = s[0] == 0xE0 ? 0xA0 : s[0] == 0xF0 ? 0x90 : 0x80;
+  unsigned hi = s[0] == 0xED ? 0x9F : s[0] == 0xF4 ? 0x8F : 0xBF;
+  if (byte_in(s[0], 0xE0, 0xEF)) return byte_in(s[1], lo, hi) && byte_in(s[2], 0x80, 0xBF) ? 3 : 0;
+  if (byte_in(s[0], 0xF0, 0xF4))
+    return byte_in(s[1], lo, hi) && byte_in(s[2], 0x80, 0xBF) && byte_in(s[3], 0x80, 0xBF) ? 4 : 0;
+  return 0;
+}
+
+/* Whether the character at s (*len bytes; a byte that is not UTF-8 counts
+ * as one) is printable: UTF-8 and no control character (C0, DEL, or C1,
+ * U+0080..U+009F), none of which a terminal should be sent. */
+static int printable_at(const char *s, size_t *len) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t n = utf8_len(u);
+  *len = n ? n : 1;
+  if (n == 1) return u[0] >= 0x20 && u[0] != 0x7F;
+  return n > 1 && !(u[0] == 0xC2 && u[1] < 0xA0);
+}
+
+/* Bytes of s before its first unprintable character. */
+static size_t printable_prefix(const char *s) {
+  size_t at = 0, len;
+  while (s[at] && printable_at(s + at, &len)) at += len;
+  return at;
+}
+
+int thr_text_is_printable(const char *s) {
+  return !s[printable_prefix(s)];
+}
+
+size_t thr_text_prefix(const char *s, size_t max) {
+  size_t n = strlen(s);
+  if (n <= max) return n;
+  while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80) max--; /* s[max] continues a character */
+  return max;
+}
+
+/* Rewrite the message in buf[size] with every unprintable byte as \xNN
+ * (truncating at size), so that no message passes control characters or
+ * broken UTF-8 from the input to a terminal. */
+static void escape_unprintable(char *buf, size_t size) {
+  if (thr_text_is_printable(buf)) return;
+  char *raw = strdup(buf);
+  if (!raw) { /* out of memory: the message up to the first unprintable byte */
+    buf[printable_prefix(buf)] = '\0';
+    return;
+  }
+  size_t out = 0, len;
+  for (const char *s = raw; *s; s += len) {
+    char piece[4 * 4 + 1] = ""; /* a character, or up to 4 bytes as \xNN */
+    if (printable_at(s, &len))
+      memcpy(piece, s, len);
+    else
+      for (size_t k = 0; k < len; ++k) snprintf(piece + 4 * k, 5, "\\x%02x", (unsigned char)s[k]);
+    size_t n = strlen(piece);
+    if (out + n >= size) break;
+    memcpy(buf + out, piece, n);
+    out += n;
+  }
+  buf[out] = '\0';
+  free(raw);
+}
+
 /* ---- messages ------------------------------------------------------------- */
 
 /* Append s to buf[size], truncating (snprintf would
@@ -127,7 +201,7 @@ void thr_ynode_describe(const thr_ynode *n, char *buf, size_t len) {
   } else if (n->kind == THR_Y_MAP) {
     snprintf(buf, len, "a map");
   } else if (strlen(n->text) > 60) {
-    snprintf(buf, len, "\"%.57s...\"", n->text);
+    snprintf(buf, len, "\"%.*s...\"", (int)thr_text_prefix(n->text, 57), n->text);
   } else {
     snprintf(buf, len, "\"%s\"", n->text);
   }
@@ -139,6 +213,7 @@ void thr_yvfail(char *err, size_t errlen, const thr_ynode *at, const char *keypa
   thr_ynode_where(at, where, sizeof where);
   int used = snprintf(err, errlen, "%s: %s%s", where, keypath ? keypath : "", keypath && *keypath ? ": " : "");
   if (used >= 0 && (size_t)used < errlen) vsnprintf(err + used, errlen - (size_t)used, fmt, ap);
+  escape_unprintable(err, errlen);
 }
 
 void thr_yfail(char *err, size_t errlen, const thr_ynode *at, const char *keypath, const char *fmt, ...) {
@@ -262,6 +337,9 @@ static int build_node(builder *b, yaml_event_t *ev, int depth, thr_ynode **out);
 static int build_scalar(builder *b, yaml_event_t *ev, thr_ynode **out) {
   int is_str = 0;
   if (check_properties(b, ev, ev->data.scalar.anchor, ev->data.scalar.tag, &is_str)) return -1;
+  /* "\0" in a double-quoted value: C strings would silently end it there */
+  if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
+    return fail_mark(b, ev->start_mark, "a NUL character (\\0) is not allowed in a value");
   thr_ynode *n = scalar_new((const char *)ev->data.scalar.value, ev->data.scalar.length, b->origin,
                             b->marks ? (int)ev->start_mark.line + 1 : 0, b->marks ? (int)ev->start_mark.column + 1 : 0);
   if (!n) return fail_mark(b, ev->start_mark, "out of memory");
@@ -466,13 +544,18 @@ static char *read_file(const char *path, size_t *len, int *errnum) {
   return buf;
 }
 
+/* "ORIGIN: WHATDETAIL", for failures before there is any text to point into. */
+static int fail_origin(char *err, size_t errlen, const char *origin, const char *what, const char *detail) {
+  thr_ynode at = {0};
+  at.origin = origin;
+  thr_yfail(err, errlen, &at, "", "%s%s", what, detail);
+  return -1;
+}
+
 int thr_ytree_load_string(thr_ytree *t, const char *text, const char *origin, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
   const char *o = add_origin(t, origin, "");
-  if (!o) {
-    snprintf(err, errlen, "%s: out of memory", origin);
-    return -1;
-  }
+  if (!o) return fail_origin(err, errlen, origin, "out of memory", "");
   if (parse_text(text, strlen(text), o, 1, "", &t->root, err, errlen)) {
     thr_ytree_free(t);
     return -1;
@@ -486,13 +569,10 @@ int thr_ytree_load_file(thr_ytree *t, const char *path, char *err, size_t errlen
   int errnum = 0;
   errno = 0;
   char *text = read_file(path, &len, &errnum);
-  if (!text) {
-    snprintf(err, errlen, "%s: cannot read the scenario file: %s", path, strerror(errnum));
-    return -1;
-  }
+  if (!text) return fail_origin(err, errlen, path, "cannot read the scenario file: ", strerror(errnum));
   const char *o = add_origin(t, path, "");
-  int rc = o ? parse_text(text, len, o, 1, "", &t->root, err, errlen) : -1;
-  if (!o) snprintf(err, errlen, "%s: out of memory", path);
+  int rc = o ? parse_text(text, len, o, 1, "", &t->root, err, errlen)
+             : fail_origin(err, errlen, path, "out of memory", "");
   free(text);
   if (rc) thr_ytree_free(t);
   return rc;

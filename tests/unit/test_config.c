@@ -488,6 +488,27 @@ THR_TEST(duplicates_anchors_merges) {
   FAILS("? [a, b]\n: 1\n", ":1:3: map keys must be plain names, got a list");
 }
 
+/* ---- control characters --------------------------------------------------- */
+
+/* No message passes control characters or broken UTF-8 from the input on
+ * to the terminal: they are shown as \xNN. */
+THR_TEST(messages_escape_input) {
+  FAILS(WORLD "\"so\\x1blver\": 1\n" AGENTS, ":2:1: unknown key 'so\\x1blver' (known keys here: name,");
+  FAILS(WORLD "seed: \"\\a\"\n" AGENTS, ":2:7: seed: expected an integer >= 0, got \"\\x07\"");
+  FAILS(WORLD "seed: !<a%1Bb> 3\n" AGENTS, ":2:7: seed: YAML tags (a\\x1bb) are not supported");
+  /* "\0" in a quoted value or key would cut the C string short */
+  FAILS(WORLD "name: \"a\\0b\"\n" AGENTS, ":2:7: name: a NUL character (\\0) is not allowed in a value");
+  FAILS(WORLD "\"seed\\0x\": 3\n" AGENTS, ":2:1: a NUL character (\\0) is not allowed in a value");
+  /* a long value is cut between characters, not inside one */
+  char yaml[512] = WORLD "solver: {iterations: ";
+  char want[256] = ":2:22: solver.iterations: expected an integer >= 0, got \"";
+  for (int k = 0; k < 40; ++k) strcat(yaml, "\xc3\xa9");
+  for (int k = 0; k < 28; ++k) strcat(want, "\xc3\xa9");
+  strcat(yaml, "}\n" AGENTS);
+  strcat(want, "...\"");
+  FAILS(yaml, want);
+}
+
 /* ---- unknown keys --------------------------------------------------------- */
 
 THR_TEST(unknown_keys) {
