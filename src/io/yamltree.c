@@ -247,18 +247,95 @@ void thr_ytree_free(thr_ytree *t) {
   t->root = NULL;
 }
 
-/* ---- building a tree from libyaml events ---------------------------------- */
-
 typedef struct builder {
   yaml_parser_t parser;
   const char *origin;
   int marks;        /* record line/column (files) or not (override values) */
-  const char *text; /* the input, for hints about syntax errors */
+  const char *text; /* the input, for positions and hints in syntax errors */
   size_t len;
   char *err;
   size_t errlen;
   char path[YT_PATH_MAX]; /* key path of the node being built */
+  size_t path_base;       /* length of the key path the whole text sits at */
 } builder;
+
+/* ---- positions in the input ----------------------------------------------- */
+
+/* A walk over the input's characters as libyaml counts them: its encoding
+ * from the byte order mark (UTF-16LE, UTF-16BE, else UTF-8), one column per
+ * character, and LF, CR, CR LF, NEL, LS and PS as line breaks. libyaml
+ * gives reader errors (bad encoding, control characters) as a byte offset
+ * and other errors as a character index; messages want line and column. */
+typedef struct cursor {
+  const unsigned char *s;
+  size_t len, at; /* at: the first byte of the next character */
+  yaml_mark_t mark;
+  int utf16; /* 0, 'L' or 'B' */
+} cursor;
+
+static void cursor_start(cursor *c, const char *text, size_t len) {
+  memset(c, 0, sizeof *c);
+  c->s = (const unsigned char *)text;
+  c->len = len;
+  if (len >= 2 && c->s[0] == 0xFF && c->s[1] == 0xFE) c->utf16 = 'L';
+  if (len >= 2 && c->s[0] == 0xFE && c->s[1] == 0xFF) c->utf16 = 'B';
+  if (c->utf16)
+    c->at = 2;
+  else if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+    c->at = 3;
+}
+
+/* The code point at c->at and its width in bytes. Only line breaks matter,
+ * and the text before an encoding error is valid, so broken sequences are
+ * only stepped over. */
+static unsigned cursor_peek(const cursor *c, size_t *width) {
+  const unsigned char *s = c->s + c->at;
+  size_t left = c->len - c->at;
+  if (c->utf16) {
+    unsigned u = left < 2 ? 0 : c->utf16 == 'L' ? s[0] | (unsigned)s[1] << 8 : (unsigned)s[0] << 8 | s[1];
+    *width = left < 2 ? left : (u >= 0xD800 && u <= 0xDBFF && left >= 4) ? 4 : 2;
+    return u;
+  }
+  size_t w = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC0 ? 2 : 1, n = 1;
+  while (n < w && n < left && (s[n] & 0xC0) == 0x80) n++; /* a broken sequence ends early */
+  *width = n;
+  if (*width == 2) return (s[0] & 0x1Fu) << 6 | (s[1] & 0x3Fu);
+  if (*width == 3) return (s[0] & 0x0Fu) << 12 | (s[1] & 0x3Fu) << 6 | (s[2] & 0x3Fu);
+  return *width == 1 ? s[0] : 0x10000;
+}
+
+static void cursor_next(cursor *c) {
+  size_t w, w2;
+  unsigned ch = cursor_peek(c, &w);
+  c->at += w;
+  c->mark.index++;
+  int crlf = ch == '\r' && c->at < c->len && cursor_peek(c, &w2) == '\n'; /* the LF breaks */
+  if (!crlf && (ch == '\n' || ch == '\r' || ch == 0x85 || ch == 0x2028 || ch == 0x2029)) {
+    c->mark.line++;
+    c->mark.column = 0;
+  } else {
+    c->mark.column++;
+  }
+}
+
+/* The mark of byte `offset` of the text. */
+static yaml_mark_t mark_at_offset(const builder *b, size_t offset) {
+  cursor c;
+  cursor_start(&c, b->text, b->len);
+  while (c.at < offset && c.at < c.len) cursor_next(&c);
+  return c.mark;
+}
+
+/* The character at libyaml's mark index `index` (0 past the end). */
+static unsigned char_at_index(const builder *b, size_t index) {
+  cursor c;
+  size_t w;
+  cursor_start(&c, b->text, b->len);
+  while (c.mark.index < index && c.at < c.len) cursor_next(&c);
+  return c.at < c.len ? cursor_peek(&c, &w) : 0;
+}
+
+/* ---- building a tree from libyaml events ---------------------------------- */
 
 static int fail_mark(builder *b, yaml_mark_t m, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -279,19 +356,32 @@ static int fail_mark(builder *b, yaml_mark_t m, const char *fmt, ...) {
   return -1;
 }
 
+/* Text that is not UTF-8 (or UTF-16) or holds a control character: libyaml
+ * reads ahead, so the key path being built says nothing about where the
+ * bad byte is; its offset does. */
+static int reader_error(builder *b) {
+  const yaml_parser_t *p = &b->parser;
+  yaml_mark_t at = mark_at_offset(b, p->problem_offset), none = {0, 0, 0};
+  char value[32] = "";
+  if (p->problem_value >= 0) snprintf(value, sizeof value, " (0x%02X)", (unsigned)p->problem_value);
+  b->path[b->path_base] = '\0';
+  if (!b->marks)
+    return fail_mark(b, none, "bad YAML value: invalid text: %s%s (at line %d, column %d of the value)", p->problem,
+                     value, (int)at.line + 1, (int)at.column + 1);
+  return fail_mark(b, at, "invalid text: %s%s", p->problem, value);
+}
+
 static int syntax_error(builder *b) {
   const yaml_parser_t *p = &b->parser;
   const char *problem = p->problem ? p->problem : "invalid YAML";
   yaml_mark_t none = {0, 0, 0};
   if (p->error == YAML_MEMORY_ERROR) return fail_mark(b, none, "out of memory while parsing");
-  if (p->error == YAML_READER_ERROR)
-    return fail_mark(b, none, "invalid text at byte %zu: %s", p->problem_offset, problem);
+  if (p->error == YAML_READER_ERROR) return reader_error(b);
   if (!b->marks && p->problem_mark.line == 0)
     return fail_mark(b, none, "bad YAML value: %s (at column %d of the value)", problem,
                      (int)p->problem_mark.column + 1);
   if (!b->marks) return fail_mark(b, none, "bad YAML value: %s", problem);
-  size_t at = p->problem_mark.index;
-  if (at < b->len && b->text[at] == '\t' && !strstr(problem, "tab"))
+  if (char_at_index(b, p->problem_mark.index) == '\t' && !strstr(problem, "tab"))
     return fail_mark(b, p->problem_mark, "%s: a tab (YAML indents with spaces only)", problem);
   if (p->context)
     return fail_mark(b, p->problem_mark, "%s (%s started at line %d, column %d)", problem, p->context,
@@ -498,6 +588,7 @@ static int parse_text(const char *text, size_t len, const char *origin, int mark
   b.err = err;
   b.errlen = errlen;
   snprintf(b.path, sizeof b.path, "%s", path);
+  b.path_base = strlen(b.path);
   if (!yaml_parser_initialize(&b.parser)) {
     thr_ynode at = {0};
     at.origin = origin;

@@ -22,18 +22,23 @@ static char g_dir[64];
 static char g_path[128]; /* the scenario file of the last load */
 static char g_err[1024]; /* its error message */
 
-static void write_scenario(const char *yaml) {
+/* The scenario file: len bytes of text (which may hold NUL bytes). */
+static void write_scenario_bytes(const char *text, size_t len) {
   strcpy(g_dir, "/tmp/thr_config_XXXXXX");
   if (!mkdtemp(g_dir)) {
     perror("mkdtemp");
     exit(1);
   }
   snprintf(g_path, sizeof g_path, "%s/scn.yaml", g_dir);
-  FILE *f = fopen(g_path, "w");
-  if (!f || fputs(yaml, f) < 0 || fclose(f)) {
+  FILE *f = fopen(g_path, "wb");
+  if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
     perror(g_path);
     exit(1);
   }
+}
+
+static void write_scenario(const char *yaml) {
+  write_scenario_bytes(yaml, strlen(yaml));
 }
 
 static void remove_scenario(void) {
@@ -57,9 +62,9 @@ static int load(const char *yaml, thr_scenario *sc) {
 /* Loading must fail, leave *sc empty, and give a one-line message that
  * starts with want: after the file path when want starts with ':' (":7:3:
  * key: ..."), as it is otherwise ("--set ..."). */
-static int fails_sets(const char *yaml, const char *const *sets, int n_sets, const char *want) {
+static int fails_bytes(const char *text, size_t len, const char *const *sets, int n_sets, const char *want) {
   thr_scenario sc;
-  write_scenario(yaml);
+  write_scenario_bytes(text, len);
   g_err[0] = '\0';
   int rc = thr_config_load(g_path, sets, n_sets, &sc, g_err, sizeof g_err);
   remove_scenario();
@@ -79,7 +84,13 @@ static int fails_sets(const char *yaml, const char *const *sets, int n_sets, con
   return ok;
 }
 
+static int fails_sets(const char *yaml, const char *const *sets, int n_sets, const char *want) {
+  return fails_bytes(yaml, strlen(yaml), sets, n_sets, want);
+}
+
 #define FAILS(yaml, want) CHECK(fails_sets(yaml, NULL, 0, want))
+/* text: a string literal, NUL bytes included */
+#define FAILS_BYTES(text, want) CHECK(fails_bytes(text, sizeof text - 1, NULL, 0, want))
 #define FAILS_SET(yaml, set, want)           \
   do {                                       \
     const char *sets_[] = {set};             \
@@ -488,7 +499,31 @@ THR_TEST(duplicates_anchors_merges) {
   FAILS("? [a, b]\n: 1\n", ":1:3: map keys must be plain names, got a list");
 }
 
-/* ---- control characters --------------------------------------------------- */
+/* ---- encoding and control characters --------------------------------------- */
+
+/* libyaml gives bad text as a byte offset; messages give its line and column
+ * (in characters, as for every other error) and no key path, since libyaml
+ * reads ahead of the key it is parsing. */
+THR_TEST(encoding_errors_located) {
+  FAILS(WORLD AGENTS "# ok\x1b\n", ":4:5: invalid text: control characters are not allowed (0x1B)");
+  FAILS(WORLD "name: h\xc3\xa9\xff\n" AGENTS, ":2:9: invalid text: invalid leading UTF-8 octet (0xFF)");
+  FAILS(WORLD "name: h\xc3\n" AGENTS, ":2:9: invalid text: invalid trailing UTF-8 octet (0x0A)");
+  FAILS_BYTES(WORLD "seed: 1\0\n" AGENTS, ":2:8: invalid text: control characters are not allowed (0x00)");
+  FAILS(WORLD "name: a\xed\xa0\x80\n" AGENTS, ":2:8: invalid text: invalid Unicode character (0xD800)");
+  /* CR LF and NEL end a line, as for libyaml */
+  FAILS("world: {min: [0, 0], max: [20, 20]}\r\n\r\nname: \x01\n",
+        ":3:7: invalid text: control characters are not allowed (0x01)");
+  FAILS("world: {min: [0, 0], max: [20, 20]}\xc2\x85name: \x01\n",
+        ":2:7: invalid text: control characters are not allowed (0x01)");
+  /* UTF-16 (byte order mark FF FE): a low surrogate without a high one */
+  FAILS_BYTES("\xff\xfe"
+              "a\0:\0 \0\x00\xdc",
+              ":1:4: invalid text: unexpected low surrogate area (0xDC00)");
+  /* in an override: the place in the value, and the override shown escaped */
+  FAILS_SET(WORLD AGENTS, "name=a\x1b",
+            "--set name=a\\x1b: name: bad YAML value: invalid text: control characters are not allowed (0x1B) (at "
+            "line 1, column 2 of the value)");
+}
 
 /* No message passes control characters or broken UTF-8 from the input on
  * to the terminal: they are shown as \xNN. */
