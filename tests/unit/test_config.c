@@ -525,6 +525,28 @@ THR_TEST(encoding_errors_located) {
             "line 1, column 2 of the value)");
 }
 
+/* Names end up in output paths, summaries and messages: printable only. */
+THR_TEST(names_printable) {
+  const char *printable = "must be printable, without control characters; got ";
+  char want[256];
+  snprintf(want, sizeof want, ":2:7: name: a name %s\"red\\x1b[31m\"", printable);
+  FAILS(WORLD "name: \"red\\e[31m\"\n" AGENTS, want);
+  snprintf(want, sizeof want, ":8:11: agents[0].name: a name %s\"a\\x09b\"", printable);
+  FAILS(WORLD "agents:\n  - layout: grid\n    min: [1, 1]\n    max: [5, 5]\n    rows: 2\n    cols: 2\n"
+              "    name: \"a\\tb\"\n",
+        want);
+  snprintf(want, sizeof want, ":3:12: goals[0].name: a name %s\"g\\xc2\\x85\"", printable); /* C1: U+0085 */
+  FAILS(WORLD "goals:\n  - {name: \"g\\x85\", point: [1, 1]}\n" AGENTS, want);
+  snprintf(want, sizeof want, ":5:70: agents[0].goal: a name %s\"ex\\x7fit\"", printable);
+  FAILS(WORLD "goals:\n  - {name: exit, point: [1, 1]}\nagents:\n  - " GRID ", goal: \"ex\\x7Fit\"}\n", want);
+  snprintf(want, sizeof want, "--set name=\"x\\ty\": name: a name %s\"x\\x09y\"", printable);
+  FAILS_SET(WORLD AGENTS, "name=\"x\\ty\"", want);
+  thr_scenario sc;
+  CHECK(load(WORLD "name: Zürich-東京\n" AGENTS, &sc) == 0);
+  CHECK(!strcmp(sc.name, "Zürich-東京"));
+  thr_scenario_free(&sc);
+}
+
 /* No message passes control characters or broken UTF-8 from the input on
  * to the terminal: they are shown as \xNN. */
 THR_TEST(messages_escape_input) {
