@@ -163,7 +163,8 @@ static int check_keys(cfg *c, const thr_ynode *map, const char *path) {
     if (in_list(known, key->text)) continue;
     char hint[96];
     suggestion(known, key->text, hint, sizeof hint);
-    return fail(c, key, path, "unknown key '%.64s' (known keys here: %s)%s", key->text, known, hint);
+    return fail(c, key, path, "unknown key '%.*s' (known keys here: %s)%s", (int)thr_text_prefix(key->text, 64),
+                key->text, known, hint);
   }
   return 0;
 }
@@ -344,12 +345,17 @@ static int read_bool(cfg *c, const thr_ynode *n, const char *path, int *out) {
   return fail(c, n, path, "expected true or false, got %s", got(n, g));
 }
 
-/* A string of at most size-1 characters (buf NULL: only check the type). */
-static int read_string(cfg *c, const thr_ynode *n, const char *path, char *buf, size_t size, int nonempty) {
+/* A string of at most size-1 characters (buf NULL: only check the type).
+ * A name (the table's NONEMPTY strings: of the scenario, a block, a goal)
+ * must not be empty and must be printable: names end up in output paths,
+ * summaries and messages on a terminal. */
+static int read_string(cfg *c, const thr_ynode *n, const char *path, char *buf, size_t size, int is_name) {
   char g[GOT_LEN];
   if (n->kind != THR_Y_SCALAR) return fail(c, n, path, "expected a string, got %s", got(n, g));
   const char *s = thr_ynode_is_null(n) ? "" : n->text;
-  if (nonempty && !*s) return fail(c, n, path, "must not be empty");
+  if (is_name && !*s) return fail(c, n, path, "must not be empty");
+  if (is_name && !thr_text_is_printable(s))
+    return fail(c, n, path, "a name must be printable, without control characters; got %s", got(n, g));
   if (buf && strlen(s) >= size) return fail(c, n, path, "too long (at most %zu characters)", size - 1);
   if (buf) memcpy(buf, s, strlen(s) + 1);
   return 0;
@@ -554,6 +560,7 @@ static void default_name(const char *path, char *name, size_t size) {
     n -= 5;
   else if (n > 4 && !strcmp(base + n - 4, ".yml"))
     n -= 4;
+  if (n >= size) n = thr_text_prefix(base, size - 1);
   snprintf(name, size, "%.*s", (int)n, base);
 }
 
@@ -563,6 +570,10 @@ static int read_top_scalars(cfg *c, const thr_ynode *root) {
   const thr_ynode *v = thr_ymap_get(root, "name");
   if (v && (strchr(c->sc->name, '/') || !strcmp(c->sc->name, ".") || !strcmp(c->sc->name, "..")))
     return fail(c, v, "name", "must not contain '/' or be '.' or '..' (it names the output directory out/<name>)");
+  /* a name from the file's name has not been through read_string's check */
+  if (!v && !thr_text_is_printable(c->sc->name))
+    return fail(c, root, "", "the file name gives no printable scenario name (\"%s\"); give one with 'name'",
+                c->sc->name);
   return 0;
 }
 

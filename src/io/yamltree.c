@@ -100,6 +100,80 @@ int thr_ynode_is_null(const thr_ynode *n) {
   return !*s || !strcmp(s, "~") || !strcmp(s, "null") || !strcmp(s, "Null") || !strcmp(s, "NULL");
 }
 
+/* ---- printable text ------------------------------------------------------- */
+
+static int byte_in(unsigned char c, unsigned lo, unsigned hi) {
+  return c >= lo && c <= hi;
+}
+
+/* Length of the well-formed UTF-8 character at s (no overlong forms, no
+ * surrogates, nothing above U+10FFFF), 0 when s does not start one. */
+static size_t utf8_len(const unsigned char *s) {
+  if (s[0] < 0x80) return 1;
+  if (byte_in(s[0], 0xC2, 0xDF)) return byte_in(s[1], 0x80, 0xBF) ? 2 : 0;
+  unsigned lo = s[0] == 0xE0 ? 0xA0 : s[0] == 0xF0 ? 0x90 : 0x80;
+  unsigned hi = s[0] == 0xED ? 0x9F : s[0] == 0xF4 ? 0x8F : 0xBF;
+  if (byte_in(s[0], 0xE0, 0xEF)) return byte_in(s[1], lo, hi) && byte_in(s[2], 0x80, 0xBF) ? 3 : 0;
+  if (byte_in(s[0], 0xF0, 0xF4))
+    return byte_in(s[1], lo, hi) && byte_in(s[2], 0x80, 0xBF) && byte_in(s[3], 0x80, 0xBF) ? 4 : 0;
+  return 0;
+}
+
+/* Whether the character at s (*len bytes; a byte that is not UTF-8 counts
+ * as one) is printable: UTF-8 and no control character (C0, DEL, or C1,
+ * U+0080..U+009F), none of which a terminal should be sent. */
+static int printable_at(const char *s, size_t *len) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t n = utf8_len(u);
+  *len = n ? n : 1;
+  if (n == 1) return u[0] >= 0x20 && u[0] != 0x7F;
+  return n > 1 && !(u[0] == 0xC2 && u[1] < 0xA0);
+}
+
+/* Bytes of s before its first unprintable character. */
+static size_t printable_prefix(const char *s) {
+  size_t at = 0, len;
+  while (s[at] && printable_at(s + at, &len)) at += len;
+  return at;
+}
+
+int thr_text_is_printable(const char *s) {
+  return !s[printable_prefix(s)];
+}
+
+size_t thr_text_prefix(const char *s, size_t max) {
+  size_t n = strlen(s);
+  if (n <= max) return n;
+  while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80) max--; /* s[max] continues a character */
+  return max;
+}
+
+/* Rewrite the message in buf[size] with every unprintable byte as \xNN
+ * (truncating at size), so that no message passes control characters or
+ * broken UTF-8 from the input to a terminal. */
+static void escape_unprintable(char *buf, size_t size) {
+  if (thr_text_is_printable(buf)) return;
+  char *raw = strdup(buf);
+  if (!raw) { /* out of memory: the message up to the first unprintable byte */
+    buf[printable_prefix(buf)] = '\0';
+    return;
+  }
+  size_t out = 0, len;
+  for (const char *s = raw; *s; s += len) {
+    char piece[4 * 4 + 1] = ""; /* a character, or up to 4 bytes as \xNN */
+    if (printable_at(s, &len))
+      memcpy(piece, s, len);
+    else
+      for (size_t k = 0; k < len; ++k) snprintf(piece + 4 * k, 5, "\\x%02x", (unsigned char)s[k]);
+    size_t n = strlen(piece);
+    if (out + n >= size) break;
+    memcpy(buf + out, piece, n);
+    out += n;
+  }
+  buf[out] = '\0';
+  free(raw);
+}
+
 /* ---- messages ------------------------------------------------------------- */
 
 /* Append s to buf[size], truncating (snprintf would
@@ -127,7 +201,7 @@ void thr_ynode_describe(const thr_ynode *n, char *buf, size_t len) {
   } else if (n->kind == THR_Y_MAP) {
     snprintf(buf, len, "a map");
   } else if (strlen(n->text) > 60) {
-    snprintf(buf, len, "\"%.57s...\"", n->text);
+    snprintf(buf, len, "\"%.*s...\"", (int)thr_text_prefix(n->text, 57), n->text);
   } else {
     snprintf(buf, len, "\"%s\"", n->text);
   }
@@ -139,6 +213,7 @@ void thr_yvfail(char *err, size_t errlen, const thr_ynode *at, const char *keypa
   thr_ynode_where(at, where, sizeof where);
   int used = snprintf(err, errlen, "%s: %s%s", where, keypath ? keypath : "", keypath && *keypath ? ": " : "");
   if (used >= 0 && (size_t)used < errlen) vsnprintf(err + used, errlen - (size_t)used, fmt, ap);
+  escape_unprintable(err, errlen);
 }
 
 void thr_yfail(char *err, size_t errlen, const thr_ynode *at, const char *keypath, const char *fmt, ...) {
@@ -172,18 +247,95 @@ void thr_ytree_free(thr_ytree *t) {
   t->root = NULL;
 }
 
-/* ---- building a tree from libyaml events ---------------------------------- */
-
 typedef struct builder {
   yaml_parser_t parser;
   const char *origin;
   int marks;        /* record line/column (files) or not (override values) */
-  const char *text; /* the input, for hints about syntax errors */
+  const char *text; /* the input, for positions and hints in syntax errors */
   size_t len;
   char *err;
   size_t errlen;
   char path[YT_PATH_MAX]; /* key path of the node being built */
+  size_t path_base;       /* length of the key path the whole text sits at */
 } builder;
+
+/* ---- positions in the input ----------------------------------------------- */
+
+/* A walk over the input's characters as libyaml counts them: its encoding
+ * from the byte order mark (UTF-16LE, UTF-16BE, else UTF-8), one column per
+ * character, and LF, CR, CR LF, NEL, LS and PS as line breaks. libyaml
+ * gives reader errors (bad encoding, control characters) as a byte offset
+ * and other errors as a character index; messages want line and column. */
+typedef struct cursor {
+  const unsigned char *s;
+  size_t len, at; /* at: the first byte of the next character */
+  yaml_mark_t mark;
+  int utf16; /* 0, 'L' or 'B' */
+} cursor;
+
+static void cursor_start(cursor *c, const char *text, size_t len) {
+  memset(c, 0, sizeof *c);
+  c->s = (const unsigned char *)text;
+  c->len = len;
+  if (len >= 2 && c->s[0] == 0xFF && c->s[1] == 0xFE) c->utf16 = 'L';
+  if (len >= 2 && c->s[0] == 0xFE && c->s[1] == 0xFF) c->utf16 = 'B';
+  if (c->utf16)
+    c->at = 2;
+  else if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3))
+    c->at = 3;
+}
+
+/* The code point at c->at and its width in bytes. Only line breaks matter,
+ * and the text before an encoding error is valid, so broken sequences are
+ * only stepped over. */
+static unsigned cursor_peek(const cursor *c, size_t *width) {
+  const unsigned char *s = c->s + c->at;
+  size_t left = c->len - c->at;
+  if (c->utf16) {
+    unsigned u = left < 2 ? 0 : c->utf16 == 'L' ? s[0] | (unsigned)s[1] << 8 : (unsigned)s[0] << 8 | s[1];
+    *width = left < 2 ? left : (u >= 0xD800 && u <= 0xDBFF && left >= 4) ? 4 : 2;
+    return u;
+  }
+  size_t w = s[0] >= 0xF0 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC0 ? 2 : 1, n = 1;
+  while (n < w && n < left && (s[n] & 0xC0) == 0x80) n++; /* a broken sequence ends early */
+  *width = n;
+  if (*width == 2) return (s[0] & 0x1Fu) << 6 | (s[1] & 0x3Fu);
+  if (*width == 3) return (s[0] & 0x0Fu) << 12 | (s[1] & 0x3Fu) << 6 | (s[2] & 0x3Fu);
+  return *width == 1 ? s[0] : 0x10000;
+}
+
+static void cursor_next(cursor *c) {
+  size_t w, w2;
+  unsigned ch = cursor_peek(c, &w);
+  c->at += w;
+  c->mark.index++;
+  int crlf = ch == '\r' && c->at < c->len && cursor_peek(c, &w2) == '\n'; /* the LF breaks */
+  if (!crlf && (ch == '\n' || ch == '\r' || ch == 0x85 || ch == 0x2028 || ch == 0x2029)) {
+    c->mark.line++;
+    c->mark.column = 0;
+  } else {
+    c->mark.column++;
+  }
+}
+
+/* The mark of byte `offset` of the text. */
+static yaml_mark_t mark_at_offset(const builder *b, size_t offset) {
+  cursor c;
+  cursor_start(&c, b->text, b->len);
+  while (c.at < offset && c.at < c.len) cursor_next(&c);
+  return c.mark;
+}
+
+/* The character at libyaml's mark index `index` (0 past the end). */
+static unsigned char_at_index(const builder *b, size_t index) {
+  cursor c;
+  size_t w;
+  cursor_start(&c, b->text, b->len);
+  while (c.mark.index < index && c.at < c.len) cursor_next(&c);
+  return c.at < c.len ? cursor_peek(&c, &w) : 0;
+}
+
+/* ---- building a tree from libyaml events ---------------------------------- */
 
 static int fail_mark(builder *b, yaml_mark_t m, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -204,19 +356,32 @@ static int fail_mark(builder *b, yaml_mark_t m, const char *fmt, ...) {
   return -1;
 }
 
+/* Text that is not UTF-8 (or UTF-16) or holds a control character: libyaml
+ * reads ahead, so the key path being built says nothing about where the
+ * bad byte is; its offset does. */
+static int reader_error(builder *b) {
+  const yaml_parser_t *p = &b->parser;
+  yaml_mark_t at = mark_at_offset(b, p->problem_offset), none = {0, 0, 0};
+  char value[32] = "";
+  if (p->problem_value >= 0) snprintf(value, sizeof value, " (0x%02X)", (unsigned)p->problem_value);
+  b->path[b->path_base] = '\0';
+  if (!b->marks)
+    return fail_mark(b, none, "bad YAML value: invalid text: %s%s (at line %d, column %d of the value)", p->problem,
+                     value, (int)at.line + 1, (int)at.column + 1);
+  return fail_mark(b, at, "invalid text: %s%s", p->problem, value);
+}
+
 static int syntax_error(builder *b) {
   const yaml_parser_t *p = &b->parser;
   const char *problem = p->problem ? p->problem : "invalid YAML";
   yaml_mark_t none = {0, 0, 0};
   if (p->error == YAML_MEMORY_ERROR) return fail_mark(b, none, "out of memory while parsing");
-  if (p->error == YAML_READER_ERROR)
-    return fail_mark(b, none, "invalid text at byte %zu: %s", p->problem_offset, problem);
+  if (p->error == YAML_READER_ERROR) return reader_error(b);
   if (!b->marks && p->problem_mark.line == 0)
     return fail_mark(b, none, "bad YAML value: %s (at column %d of the value)", problem,
                      (int)p->problem_mark.column + 1);
   if (!b->marks) return fail_mark(b, none, "bad YAML value: %s", problem);
-  size_t at = p->problem_mark.index;
-  if (at < b->len && b->text[at] == '\t' && !strstr(problem, "tab"))
+  if (char_at_index(b, p->problem_mark.index) == '\t' && !strstr(problem, "tab"))
     return fail_mark(b, p->problem_mark, "%s: a tab (YAML indents with spaces only)", problem);
   if (p->context)
     return fail_mark(b, p->problem_mark, "%s (%s started at line %d, column %d)", problem, p->context,
@@ -262,6 +427,9 @@ static int build_node(builder *b, yaml_event_t *ev, int depth, thr_ynode **out);
 static int build_scalar(builder *b, yaml_event_t *ev, thr_ynode **out) {
   int is_str = 0;
   if (check_properties(b, ev, ev->data.scalar.anchor, ev->data.scalar.tag, &is_str)) return -1;
+  /* "\0" in a double-quoted value: C strings would silently end it there */
+  if (memchr(ev->data.scalar.value, '\0', ev->data.scalar.length))
+    return fail_mark(b, ev->start_mark, "a NUL character (\\0) is not allowed in a value");
   thr_ynode *n = scalar_new((const char *)ev->data.scalar.value, ev->data.scalar.length, b->origin,
                             b->marks ? (int)ev->start_mark.line + 1 : 0, b->marks ? (int)ev->start_mark.column + 1 : 0);
   if (!n) return fail_mark(b, ev->start_mark, "out of memory");
@@ -420,6 +588,7 @@ static int parse_text(const char *text, size_t len, const char *origin, int mark
   b.err = err;
   b.errlen = errlen;
   snprintf(b.path, sizeof b.path, "%s", path);
+  b.path_base = strlen(b.path);
   if (!yaml_parser_initialize(&b.parser)) {
     thr_ynode at = {0};
     at.origin = origin;
@@ -466,13 +635,18 @@ static char *read_file(const char *path, size_t *len, int *errnum) {
   return buf;
 }
 
+/* "ORIGIN: WHATDETAIL", for failures before there is any text to point into. */
+static int fail_origin(char *err, size_t errlen, const char *origin, const char *what, const char *detail) {
+  thr_ynode at = {0};
+  at.origin = origin;
+  thr_yfail(err, errlen, &at, "", "%s%s", what, detail);
+  return -1;
+}
+
 int thr_ytree_load_string(thr_ytree *t, const char *text, const char *origin, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
   const char *o = add_origin(t, origin, "");
-  if (!o) {
-    snprintf(err, errlen, "%s: out of memory", origin);
-    return -1;
-  }
+  if (!o) return fail_origin(err, errlen, origin, "out of memory", "");
   if (parse_text(text, strlen(text), o, 1, "", &t->root, err, errlen)) {
     thr_ytree_free(t);
     return -1;
@@ -486,13 +660,10 @@ int thr_ytree_load_file(thr_ytree *t, const char *path, char *err, size_t errlen
   int errnum = 0;
   errno = 0;
   char *text = read_file(path, &len, &errnum);
-  if (!text) {
-    snprintf(err, errlen, "%s: cannot read the scenario file: %s", path, strerror(errnum));
-    return -1;
-  }
+  if (!text) return fail_origin(err, errlen, path, "cannot read the scenario file: ", strerror(errnum));
   const char *o = add_origin(t, path, "");
-  int rc = o ? parse_text(text, len, o, 1, "", &t->root, err, errlen) : -1;
-  if (!o) snprintf(err, errlen, "%s: out of memory", path);
+  int rc = o ? parse_text(text, len, o, 1, "", &t->root, err, errlen)
+             : fail_origin(err, errlen, path, "out of memory", "");
   free(text);
   if (rc) thr_ytree_free(t);
   return rc;

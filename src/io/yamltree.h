@@ -58,13 +58,22 @@ void thr_ynode_where(const thr_ynode *n, char *buf, size_t len);
 /* Describe a node for "got ...": "\"text\"", "a list", "a map", "nothing". */
 void thr_ynode_describe(const thr_ynode *n, char *buf, size_t len);
 
-/* Write "WHERE: KEYPATH: message" to err (KEYPATH omitted when empty). */
+/* Write "WHERE: KEYPATH: message" to err (KEYPATH omitted when empty),
+ * with its unprintable bytes escaped as \xNN. */
 void thr_yfail(char *err, size_t errlen, const thr_ynode *at, const char *keypath, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 5, 6)))
 #endif
     ;
 void thr_yvfail(char *err, size_t errlen, const thr_ynode *at, const char *keypath, const char *fmt, va_list ap);
+
+/* Whether s is printable text: UTF-8 without control characters (C0, DEL,
+ * C1). Messages (thr_yfail) show the bytes of anything else as \xNN. */
+int thr_text_is_printable(const char *s);
+
+/* Bytes of s's longest prefix of at most max bytes that does not end
+ * inside a UTF-8 character (for shortening text in messages and names). */
+size_t thr_text_prefix(const char *s, size_t max);
 
 /* Append s to the string in buf[size], truncating (messages). */
 void thr_str_append(char *buf, size_t size, const char *s);

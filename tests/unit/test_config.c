@@ -22,18 +22,23 @@ static char g_dir[64];
 static char g_path[128]; /* the scenario file of the last load */
 static char g_err[1024]; /* its error message */
 
-static void write_scenario(const char *yaml) {
+/* The scenario file: len bytes of text (which may hold NUL bytes). */
+static void write_scenario_bytes(const char *text, size_t len) {
   strcpy(g_dir, "/tmp/thr_config_XXXXXX");
   if (!mkdtemp(g_dir)) {
     perror("mkdtemp");
     exit(1);
   }
   snprintf(g_path, sizeof g_path, "%s/scn.yaml", g_dir);
-  FILE *f = fopen(g_path, "w");
-  if (!f || fputs(yaml, f) < 0 || fclose(f)) {
+  FILE *f = fopen(g_path, "wb");
+  if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
     perror(g_path);
     exit(1);
   }
+}
+
+static void write_scenario(const char *yaml) {
+  write_scenario_bytes(yaml, strlen(yaml));
 }
 
 static void remove_scenario(void) {
@@ -57,9 +62,9 @@ static int load(const char *yaml, thr_scenario *sc) {
 /* Loading must fail, leave *sc empty, and give a one-line message that
  * starts with want: after the file path when want starts with ':' (":7:3:
  * key: ..."), as it is otherwise ("--set ..."). */
-static int fails_sets(const char *yaml, const char *const *sets, int n_sets, const char *want) {
+static int fails_bytes(const char *text, size_t len, const char *const *sets, int n_sets, const char *want) {
   thr_scenario sc;
-  write_scenario(yaml);
+  write_scenario_bytes(text, len);
   g_err[0] = '\0';
   int rc = thr_config_load(g_path, sets, n_sets, &sc, g_err, sizeof g_err);
   remove_scenario();
@@ -79,7 +84,13 @@ static int fails_sets(const char *yaml, const char *const *sets, int n_sets, con
   return ok;
 }
 
+static int fails_sets(const char *yaml, const char *const *sets, int n_sets, const char *want) {
+  return fails_bytes(yaml, strlen(yaml), sets, n_sets, want);
+}
+
 #define FAILS(yaml, want) CHECK(fails_sets(yaml, NULL, 0, want))
+/* text: a string literal, NUL bytes included */
+#define FAILS_BYTES(text, want) CHECK(fails_bytes(text, sizeof text - 1, NULL, 0, want))
 #define FAILS_SET(yaml, set, want)           \
   do {                                       \
     const char *sets_[] = {set};             \
@@ -486,6 +497,73 @@ THR_TEST(duplicates_anchors_merges) {
   FAILS("world: *w\n" AGENTS, ":1:8: world: aliases (*w) are not supported");
   FAILS("world:\n  <<: {min: [0, 0]}\n" AGENTS, ":2:3: world: merge keys (<<) are not supported");
   FAILS("? [a, b]\n: 1\n", ":1:3: map keys must be plain names, got a list");
+}
+
+/* ---- encoding and control characters --------------------------------------- */
+
+/* libyaml gives bad text as a byte offset; messages give its line and column
+ * (in characters, as for every other error) and no key path, since libyaml
+ * reads ahead of the key it is parsing. */
+THR_TEST(encoding_errors_located) {
+  FAILS(WORLD AGENTS "# ok\x1b\n", ":4:5: invalid text: control characters are not allowed (0x1B)");
+  FAILS(WORLD "name: h\xc3\xa9\xff\n" AGENTS, ":2:9: invalid text: invalid leading UTF-8 octet (0xFF)");
+  FAILS(WORLD "name: h\xc3\n" AGENTS, ":2:9: invalid text: invalid trailing UTF-8 octet (0x0A)");
+  FAILS_BYTES(WORLD "seed: 1\0\n" AGENTS, ":2:8: invalid text: control characters are not allowed (0x00)");
+  FAILS(WORLD "name: a\xed\xa0\x80\n" AGENTS, ":2:8: invalid text: invalid Unicode character (0xD800)");
+  /* CR LF and NEL end a line, as for libyaml */
+  FAILS("world: {min: [0, 0], max: [20, 20]}\r\n\r\nname: \x01\n",
+        ":3:7: invalid text: control characters are not allowed (0x01)");
+  FAILS("world: {min: [0, 0], max: [20, 20]}\xc2\x85name: \x01\n",
+        ":2:7: invalid text: control characters are not allowed (0x01)");
+  /* UTF-16 (byte order mark FF FE): a low surrogate without a high one */
+  FAILS_BYTES("\xff\xfe"
+              "a\0:\0 \0\x00\xdc",
+              ":1:4: invalid text: unexpected low surrogate area (0xDC00)");
+  /* in an override: the place in the value, and the override shown escaped */
+  FAILS_SET(WORLD AGENTS, "name=a\x1b",
+            "--set name=a\\x1b: name: bad YAML value: invalid text: control characters are not allowed (0x1B) (at "
+            "line 1, column 2 of the value)");
+}
+
+/* Names end up in output paths, summaries and messages: printable only. */
+THR_TEST(names_printable) {
+  const char *printable = "must be printable, without control characters; got ";
+  char want[256];
+  snprintf(want, sizeof want, ":2:7: name: a name %s\"red\\x1b[31m\"", printable);
+  FAILS(WORLD "name: \"red\\e[31m\"\n" AGENTS, want);
+  snprintf(want, sizeof want, ":8:11: agents[0].name: a name %s\"a\\x09b\"", printable);
+  FAILS(WORLD "agents:\n  - layout: grid\n    min: [1, 1]\n    max: [5, 5]\n    rows: 2\n    cols: 2\n"
+              "    name: \"a\\tb\"\n",
+        want);
+  snprintf(want, sizeof want, ":3:12: goals[0].name: a name %s\"g\\xc2\\x85\"", printable); /* C1: U+0085 */
+  FAILS(WORLD "goals:\n  - {name: \"g\\x85\", point: [1, 1]}\n" AGENTS, want);
+  snprintf(want, sizeof want, ":5:70: agents[0].goal: a name %s\"ex\\x7fit\"", printable);
+  FAILS(WORLD "goals:\n  - {name: exit, point: [1, 1]}\nagents:\n  - " GRID ", goal: \"ex\\x7Fit\"}\n", want);
+  snprintf(want, sizeof want, "--set name=\"x\\ty\": name: a name %s\"x\\x09y\"", printable);
+  FAILS_SET(WORLD AGENTS, "name=\"x\\ty\"", want);
+  thr_scenario sc;
+  CHECK(load(WORLD "name: Zürich-東京\n" AGENTS, &sc) == 0);
+  CHECK(!strcmp(sc.name, "Zürich-東京"));
+  thr_scenario_free(&sc);
+}
+
+/* No message passes control characters or broken UTF-8 from the input on
+ * to the terminal: they are shown as \xNN. */
+THR_TEST(messages_escape_input) {
+  FAILS(WORLD "\"so\\x1blver\": 1\n" AGENTS, ":2:1: unknown key 'so\\x1blver' (known keys here: name,");
+  FAILS(WORLD "seed: \"\\a\"\n" AGENTS, ":2:7: seed: expected an integer >= 0, got \"\\x07\"");
+  FAILS(WORLD "seed: !<a%1Bb> 3\n" AGENTS, ":2:7: seed: YAML tags (a\\x1bb) are not supported");
+  /* "\0" in a quoted value or key would cut the C string short */
+  FAILS(WORLD "name: \"a\\0b\"\n" AGENTS, ":2:7: name: a NUL character (\\0) is not allowed in a value");
+  FAILS(WORLD "\"seed\\0x\": 3\n" AGENTS, ":2:1: a NUL character (\\0) is not allowed in a value");
+  /* a long value is cut between characters, not inside one */
+  char yaml[512] = WORLD "solver: {iterations: ";
+  char want[256] = ":2:22: solver.iterations: expected an integer >= 0, got \"";
+  for (int k = 0; k < 40; ++k) strcat(yaml, "\xc3\xa9");
+  for (int k = 0; k < 28; ++k) strcat(want, "\xc3\xa9");
+  strcat(yaml, "}\n" AGENTS);
+  strcat(want, "...\"");
+  FAILS(yaml, want);
 }
 
 /* ---- unknown keys --------------------------------------------------------- */
