@@ -143,7 +143,8 @@ static long ellipse_row_extent(const thr_block *bk, double sx, double sy, long n
  * they exceed the limit. */
 static int ellipse_dims(const thr_block *bk, double sx, double sy, lattice_dims *d) {
   double ni = floor(bk->rx / sx), nj = floor(bk->ry / sy);
-  if (!((2.0 * ni + 1.0) * (2.0 * nj + 1.0) <= 4.0 * THR_MAX_AGENTS)) return -1;
+  /* counting walks the rows: bound them too, not only the area */
+  if (!((2.0 * ni + 1.0) * (2.0 * nj + 1.0) <= 4.0 * THR_MAX_AGENTS) || !(nj <= 5e7)) return -1;
   d->cols = 2 * (long)ni + 1;
   d->rows = 2 * (long)nj + 1;
   d->sx = sx;

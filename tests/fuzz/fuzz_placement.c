@@ -4,11 +4,9 @@
  * leaks, undefined behaviour and hangs in placement, and a count that
  * disagrees with the agents created.
  *
- * Scenarios asking for absurd sizes are skipped before placement: limits
- * on them belong to core/populate.c and base/world.c (being added there),
- * and until then such inputs only find what tests/fuzz/open/ already
- * holds: out-of-memory, and float-to-integer overflows in the lattice and
- * grid sizes. */
+ * Every input that loads is sized (thr_scenario_count refuses absurd
+ * sizes by itself, in bounded time, with a message); only those that stay
+ * within the limits below are laid out, so that executions stay fast. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -82,7 +80,14 @@ static void place(const thr_scenario *sc) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   thr_scenario sc;
-  if (!thr_fuzz_load(data, size, &sc) && is_bounded(&sc)) place(&sc);
+  if (!thr_fuzz_load(data, size, &sc)) {
+    /* sizing is bounded for every input (it refuses absurd sizes itself);
+     * laying out is fuzzed at sizes that keep executions fast */
+    char err[2048] = "";
+    if (thr_scenario_count(&sc, err, sizeof err) < 0 && !err[0])
+      thr_fuzz_fail("sizing failed without a message", "");
+    if (is_bounded(&sc)) place(&sc);
+  }
   thr_scenario_free(&sc);
   return 0;
 }
