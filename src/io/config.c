@@ -243,20 +243,30 @@ static char *trim(char *s) {
 }
 
 /* 1: a number (maybe non-finite), 0: not a number, -1: fraction over zero. */
+/* Any length: a valid number of 200 digits is a number (strtod takes it). */
 static int parse_number(const char *text, double *v) {
-  char buf[128];
-  if (strlen(text) >= sizeof buf) return 0;
+  char *buf = malloc(strlen(text) + 1);
+  if (!buf) return 0;
   strcpy(buf, text);
   char *s = trim(buf);
-  if (parse_special(s, v)) return 1;
+  int ok = 1;
   char *slash = strchr(s, '/');
-  if (!slash) return parse_decimal(s, v);
-  *slash = '\0';
-  double num, den;
-  if (!parse_decimal(trim(s), &num) || !parse_decimal(trim(slash + 1), &den)) return 0;
-  if (den == 0.0) return -1;
-  *v = num / den;
-  return 1;
+  if (parse_special(s, v)) {
+    ok = 1;
+  } else if (!slash) {
+    ok = parse_decimal(s, v);
+  } else {
+    *slash = '\0';
+    double num, den;
+    if (!parse_decimal(trim(s), &num) || !parse_decimal(trim(slash + 1), &den))
+      ok = 0;
+    else if (den == 0.0)
+      ok = -1;
+    else
+      *v = num / den;
+  }
+  free(buf);
+  return ok;
 }
 
 /* A number in range r (enum thr_range). */

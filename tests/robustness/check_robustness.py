@@ -12,6 +12,7 @@ Cases (each prints what it saw and exits 0 when every check holds):
   diverge-mpi        the same on 2 ranks (needs --mpiexec)
   steps-overflow     --steps beyond a long: exit 2 naming the largest value; nothing written
   steps-long         --steps written with 130 digits (leading zeros): accepted
+  yaml-long-numbers  a scenario number of 155 digits and an integer of 141: accepted, read right
   final-in-out       --final-state inside the output directory: exit 2 before anything runs
   final-is-scenario  --final-state naming the scenario file: exit 2, the scenario untouched
   final-is-dir       --final-state naming a directory: exit 2
@@ -109,6 +110,16 @@ def steps_long(a, tmp):
     p = run([a.throng, "run", MINIMAL, "--steps", "0" * 129 + "3", "--no-output", "--quiet", "--final-state", "f.csv"],
             tmp)
     check(p.returncode == 0 and os.path.exists(os.path.join(tmp, "f.csv")), "130-digit --steps accepted")
+
+
+def yaml_long_numbers(a, tmp):
+    path = os.path.join(tmp, "long.yaml")
+    with open(path, "w") as f:
+        f.write("world: {min: [0, 0], max: [20, 20]}\n")
+        f.write("time: {dt: 0.0208%s, steps: %s7}\n" % ("3" * 150, "0" * 140))
+        f.write("agents: [{layout: grid, min: [2, 2], max: [8, 8], rows: 2, cols: 2}]\n")
+    p = run([a.throng, "check", path], tmp)
+    check(p.returncode == 0 and "dt 0.0208333 s, 7 steps" in p.stdout, "long numbers read as 0.0208333 and 7")
 
 
 def refused(a, tmp, args, pattern, what, scenario=MINIMAL):
@@ -266,7 +277,7 @@ CASES = {
     "diverge": diverge,
     "diverge-no-output": lambda a, t: diverge(a, t, output=False),
     "diverge-mpi": lambda a, t: diverge(a, t, mpi=True),
-    "steps-overflow": steps_overflow, "steps-long": steps_long,
+    "steps-overflow": steps_overflow, "steps-long": steps_long, "yaml-long-numbers": yaml_long_numbers,
     "final-in-out": final_in_out, "final-is-scenario": final_is_scenario, "final-is-dir": final_is_dir,
     "final-no-parent": final_no_parent, "out-not-empty": out_not_empty, "out-foreign": out_foreign,
     "out-too-long": out_too_long, "disk-full": disk_full, "fault-final": fault_final, "fault-frame": fault_frame,

@@ -4,7 +4,7 @@
 # tests/data/robustness/ are bad input (exit 2, the block and key named,
 # nothing written) that once made placement run for hours.
 set(THRONG_ROBUST ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_robustness.py ${THRONG_EXE})
-foreach(case diverge diverge-no-output steps-overflow steps-long final-in-out final-is-scenario final-is-dir
+foreach(case diverge diverge-no-output steps-overflow steps-long yaml-long-numbers final-in-out final-is-scenario final-is-dir
              final-no-parent out-not-empty out-foreign out-too-long disk-full fault-final fault-frame fault-run-json
              sigterm)
   add_test(NAME robustness.${case} COMMAND ${THRONG_ROBUST} ${case})
