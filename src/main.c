@@ -14,6 +14,7 @@
 #include "io/config.h"
 #include "io/output.h"
 #include "io/schema.h"
+#include "io/yamltree.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_BAD_INPUT = 2, MAX_SETS = 256 };
 
@@ -46,9 +47,14 @@ static void usage(FILE *f) {
           "Docs: docs/user-guide.md, scenario keys: docs/configuration.md\n");
 }
 
-/* Print on rank 0 only. */
+/* Print on rank 0 only; user text in msg (paths, names) reaches the
+ * terminal with unprintable bytes escaped. */
 static void say(FILE *f, const char *fmt, const char *msg) {
-  if (g_rank == 0) fprintf(f, fmt, msg);
+  if (g_rank != 0) return;
+  char safe[4096];
+  snprintf(safe, sizeof safe, "%s", msg);
+  thr_text_escape(safe, sizeof safe);
+  fprintf(f, fmt, safe);
 }
 
 static int finish(int code) {
@@ -195,7 +201,16 @@ static int count_only(uint32_t id, thr_vec2 x, void *user) {
 }
 
 static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_params *p, long total) {
-  printf("scenario %s (%s)\n", sc->name, sc->path);
+  char path[sizeof sc->path * 4];
+  snprintf(path, sizeof path, "%s", sc->path);
+  thr_text_escape(path, sizeof path);
+  printf("scenario %s (%s)\n", sc->name, path);
+  if (sc->description[0]) {
+    char text[sizeof sc->description * 4];
+    snprintf(text, sizeof text, "%s", sc->description);
+    thr_text_escape(text, sizeof text);
+    printf("  %s\n", text);
+  }
   printf("  world      [%g, %g] x [%g, %g] m, grid %d x %d cells of %g m\n", (double)sc->world_min.x,
          (double)sc->world_max.x, (double)sc->world_min.y, (double)sc->world_max.y, w->gnx, w->gny,
          (double)w->cell);

@@ -49,6 +49,7 @@ typedef struct thr_block {
 
 typedef struct thr_scenario {
   char name[128];
+  char description[512];
   char path[1024]; /* file the scenario came from */
   uint64_t seed;
   thr_vec2 world_min, world_max;

@@ -41,8 +41,9 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   if (!(gy >= 1)) gy = 1;
   if (gx * gy > 1.0e9) {
     snprintf(err, errlen,
-             "the world (%g x %g m) holds %.3g grid cells of %g m; raise neighbors.cell_size or shrink the world",
-             (double)(w->max.x - w->min.x), (double)(w->max.y - w->min.y), gx * gy, (double)w->cell);
+             "%s: world: the world (%g x %g m) holds %.3g neighbour-grid cells of %g m, more than 1e9; raise "
+             "neighbors.cell_size or shrink the world",
+             sc->path, (double)(w->max.x - w->min.x), (double)(w->max.y - w->min.y), gx * gy, (double)w->cell);
     return -1;
   }
   w->gnx = (int)gx;

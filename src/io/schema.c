@@ -55,7 +55,8 @@ const thr_key thr_schema[] = {
     /* top level */
     {.path = "name", .type = STRING, .range = NONEMPTY, SC(name, CHARS), .def_note = "file name without `.yaml`",
      .meaning = "scenario name; used for the default output directory"},
-    {.path = "description", .type = STRING, .def_note = "empty", .meaning = "free text, printed by `throng check`"},
+    {.path = "description", .type = STRING, .def_note = "empty", SC(description, CHARS),
+     .meaning = "free text, printed by `throng check`"},
     {.path = "seed", .type = INTEGER, .range = GE0, .def = "1", SC(seed, U64),
      .meaning = "seed of the counter-based random numbers (placement jitter, speeds, radii, masses, goal jitter)"},
 

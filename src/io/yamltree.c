@@ -151,7 +151,7 @@ size_t thr_text_prefix(const char *s, size_t max) {
 /* Rewrite the message in buf[size] with every unprintable byte as \xNN
  * (truncating at size), so that no message passes control characters or
  * broken UTF-8 from the input to a terminal. */
-static void escape_unprintable(char *buf, size_t size) {
+void thr_text_escape(char *buf, size_t size) {
   if (thr_text_is_printable(buf)) return;
   char *raw = strdup(buf);
   if (!raw) { /* out of memory: the message up to the first unprintable byte */
@@ -213,7 +213,7 @@ void thr_yvfail(char *err, size_t errlen, const thr_ynode *at, const char *keypa
   thr_ynode_where(at, where, sizeof where);
   int used = snprintf(err, errlen, "%s: %s%s", where, keypath ? keypath : "", keypath && *keypath ? ": " : "");
   if (used >= 0 && (size_t)used < errlen) vsnprintf(err + used, errlen - (size_t)used, fmt, ap);
-  escape_unprintable(err, errlen);
+  thr_text_escape(err, errlen);
 }
 
 void thr_yfail(char *err, size_t errlen, const thr_ynode *at, const char *keypath, const char *fmt, ...) {

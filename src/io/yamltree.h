@@ -71,6 +71,11 @@ void thr_yvfail(char *err, size_t errlen, const thr_ynode *at, const char *keypa
  * C1). Messages (thr_yfail) show the bytes of anything else as \xNN. */
 int thr_text_is_printable(const char *s);
 
+/* Rewrite the text in buf[size] with every unprintable byte as \xNN
+ * (truncating at size): for any text from a user (paths, names) on its way
+ * to a terminal or a log. */
+void thr_text_escape(char *buf, size_t size);
+
 /* Bytes of s's longest prefix of at most max bytes that does not end
  * inside a UTF-8 character (for shortening text in messages and names). */
 size_t thr_text_prefix(const char *s, size_t max);
