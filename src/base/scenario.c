@@ -4,8 +4,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+void thr_polyset_free(thr_polyset *p) {
+  free(p->poly_first);
+  free(p->ring_first);
+  free(p->verts);
+  free(p->poly_line);
+  memset(p, 0, sizeof *p);
+}
+
 void thr_scenario_free(thr_scenario *sc) {
   if (!sc) return;
+  thr_polyset_free(&sc->walkable);
+  thr_polyset_free(&sc->exit_shapes);
+  thr_polyset_free(&sc->regions);
+  thr_polyset_free(&sc->areas);
+  free(sc->exit_names);
+  free(sc->stages);
+  free(sc->slots);
+  free(sc->journeys);
+  free(sc->transitions);
+  free(sc->trans_items);
+  free(sc->trans_weights);
+  free(sc->sources);
+  free(sc->area_names);
+  free(sc->lines);
   free(sc->obs_vfirst);
   free(sc->obs_closed);
   free(sc->obs_line);

@@ -6,6 +6,7 @@
 #define THRONG_SCENARIO_H
 
 #include <stdint.h>
+#include "evacuation.h"
 #include "goal.h"
 #include "params.h"
 #include "vec2.h"
@@ -15,7 +16,8 @@ enum thr_layout {
   THR_LAYOUT_RANDOM,  /* uniform random, non-overlapping, in a rectangle */
   THR_LAYOUT_DISK,    /* lattice points inside a disk */
   THR_LAYOUT_ELLIPSE, /* lattice points inside an ellipse */
-  THR_LAYOUT_CIRCLE   /* evenly spaced on a circle */
+  THR_LAYOUT_CIRCLE,  /* evenly spaced on a circle */
+  THR_LAYOUT_POLYGON  /* uniform random, non-overlapping, in a spawn region (polygon) */
 };
 
 enum thr_block_goal {
@@ -45,6 +47,16 @@ typedef struct thr_block {
   int goal_set;         /* THR_BGOAL_SET: index into the scenario's goal sets */
   thr_vec2 goal_point;  /* POINT: the point; OFFSET: the offset; ANTIPODAL: the centre */
   float goal_jitter;    /* goal displaced by U(-goal_jitter, goal_jitter) per coordinate */
+
+  /* evacuation (base/evacuation.h) */
+  int source;           /* 1: the properties of a source's agents (sources[].block), no agents at the start */
+  thr_dist speed_dist;  /* NORMAL: speed drawn from it instead of U(mean - spread, mean + spread) */
+  thr_dist radius_dist; /* NORMAL: radius drawn from it instead of U(radius_min, radius_max) */
+  thr_dist premove;     /* pre-movement time [s]: the agent stands until then (NONE: 0) */
+  int route_kind;       /* enum thr_route_kind */
+  int route;            /* THR_ROUTE_EXIT: exit index; THR_ROUTE_JOURNEY: journey index */
+  int region;           /* layout polygon: polygon index in the scenario's regions */
+  float density;        /* layout polygon: agents per m^2 of the region (count 0) */
 } thr_block;
 
 typedef struct thr_scenario {
@@ -76,6 +88,33 @@ typedef struct thr_scenario {
   int n_blocks;
   thr_block *blocks;
 
+  /* evacuation (base/evacuation.h; docs/decisions/0003-evacuation.md) */
+  thr_polyset walkable;      /* n_polys 0: none given (the world rectangle and the obstacles) */
+  int n_exits;
+  char (*exit_names)[64];
+  thr_polyset exit_shapes;   /* one polygon (no holes) per exit */
+  float route_cell;          /* routing.cell: distance-field grid cell [m] */
+  float route_clearance;     /* routing.clearance: walls inflated by this [m]; 0: the largest agent radius */
+  int n_stages;
+  thr_stage_def *stages;
+  int n_slots;
+  thr_vec2 *slots;           /* queue and waiting slots of all stages */
+  int n_journeys;
+  thr_journey_def *journeys;
+  thr_transition *transitions; /* n_journeys * n_stages */
+  int n_trans_items;
+  int *trans_items;          /* stage indices */
+  float *trans_weights;      /* round robin weights */
+  thr_polyset regions;       /* spawn regions (layout polygon) and source regions */
+  int n_sources;
+  thr_source_def *sources;
+  thr_polyset areas;         /* measurement areas */
+  char (*area_names)[64];
+  int n_lines;
+  thr_measure_line *lines;   /* measurement lines */
+  float map_cell;            /* measurement.maps.cell [m] */
+  int map_every;             /* measurement.maps.every [steps]; 0: no maps */
+
   /* domain decomposition (several MPI ranks) */
   int balance_every;       /* load-balance check every K steps; 0 = only at start-up */
   float balance_threshold; /* re-partition above this max/mean owned agents */
@@ -87,5 +126,6 @@ typedef struct thr_scenario {
 } thr_scenario;
 
 void thr_scenario_free(thr_scenario *sc);
+void thr_polyset_free(thr_polyset *p);
 
 #endif
