@@ -1,6 +1,6 @@
 # `cmake --install BUILD [--prefix DIR]`: the programs, the library with its
 # headers, an exported package (find_package(throng) -> throng::core), the
-# scenarios and the job scripts.
+# scenarios, the job scripts and the report script (`throng report`).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -29,3 +29,5 @@ install(FILES ${PROJECT_BINARY_DIR}/throngConfig.cmake ${PROJECT_BINARY_DIR}/thr
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/throng)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/throng/configs)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/jobs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/throng/jobs)
+# `throng report` looks for it at ../share/throng/report.py from the executable
+install(FILES ${PROJECT_SOURCE_DIR}/scripts/report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/throng)

@@ -1,11 +1,14 @@
-/* The `throng` command line: run, check, info, schema (docs/user-guide.md).
+/* The `throng` command line: run, check, report, info, schema (docs/user-guide.md).
  * Exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 the
  * state became non-finite, 128 + N stopped by signal N (src/run.h). */
+#define _POSIX_C_SOURCE 200809L /* execvp, readlink */
 #include <errno.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "build_info.h"
 #include "core/populate.h"
@@ -25,6 +28,8 @@ static void usage(FILE *f) {
           "usage: throng run SCENARIO.yaml [options]   run a scenario\n"
           "       throng check SCENARIO.yaml [--set KEY=VALUE]...\n"
           "                                            validate a scenario and print a summary\n"
+          "       throng report OUTDIR [--out DIR]     figures and an HTML page of a run's outputs, in\n"
+          "                                            OUTDIR/report/ (or DIR); needs python3-matplotlib\n"
           "       throng info                          build features, backends, MPI library\n"
           "       throng schema                        every scenario key as markdown tables\n"
           "                                            (type, default, meaning; docs/configuration.md)\n"
@@ -40,6 +45,11 @@ static void usage(FILE *f) {
           "  --backend NAME      cpu or cuda (default: cuda when built with it and a GPU is present)\n"
           "  --timing            synchronise the backend around phases for exact per-phase times\n"
           "  --quiet             no progress line and no summary\n"
+          "\n"
+          "report: runs python3 on the report script (THRONG_REPORT_SCRIPT, else\n"
+          "  <prefix>/share/throng/report.py, else the source tree's scripts/report.py);\n"
+          "  its options: throng report --help; exit status 0 page written, 1 failure (e.g. no\n"
+          "  matplotlib), 2 not an output directory\n"
           "\n"
           "Under MPI (mpirun -n P throng run ...) one simulation is split over P ranks.\n"
           "Exit status: 0 done, 1 runtime failure, 2 bad input, 3 the state became non-finite,\n"
@@ -345,7 +355,84 @@ static int cmd_run(const cli *c) {
   return rc;
 }
 
+/* ---- throng report: python3 runs scripts/report.py ---------------------- */
+
+static int is_file(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The report script: $THRONG_REPORT_SCRIPT, else the installed copy beside
+ * the executable (<prefix>/bin/throng -> <prefix>/share/throng/report.py),
+ * else the source tree's. 0 when found; else -1 with the places tried in
+ * `tried`. */
+static int report_script(const char *argv0, char *path, size_t size, char *tried, size_t tried_len) {
+  const char *env = getenv("THRONG_REPORT_SCRIPT");
+  if (env && *env) {
+    snprintf(path, size, "%s", env);
+    snprintf(tried, tried_len, "THRONG_REPORT_SCRIPT=%s, which is not a file", env);
+    return is_file(path) ? 0 : -1;
+  }
+  tried[0] = '\0';
+  char exe[THR_PATH_MAX] = "";
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0 && (size_t)n < sizeof exe - 1)
+    exe[n] = '\0';
+  else if (strchr(argv0, '/') && strlen(argv0) < sizeof exe)
+    snprintf(exe, sizeof exe, "%s", argv0);
+  else
+    exe[0] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) {
+    *slash = '\0';
+    int len = snprintf(path, size, "%s/../share/throng/report.py", exe);
+    if (len > 0 && (size_t)len < size && is_file(path)) return 0;
+    snprintf(tried, tried_len, "%.*s", (int)(tried_len > 1 ? tried_len - 1 : 0), path);
+  }
+#ifdef THRONG_SOURCE_DIR
+  int len = snprintf(path, size, "%s/scripts/report.py", THRONG_SOURCE_DIR);
+  if (len > 0 && (size_t)len < size && is_file(path)) return 0;
+  size_t used = strlen(tried);
+  snprintf(tried + used, tried_len - used, "%s%s", used ? ", " : "", path);
+#endif
+  return -1;
+}
+
+/* Replaces this process with `python3 SCRIPT ARGS...`, so that the script's
+ * exit status is the command's. Runs before MPI starts: nothing to finalise. */
+static int cmd_report(int argc, char **argv) {
+  if (argc < 3) {
+    say(stderr, "throng: %s\n", "'report' needs a run's output directory (see throng --help)");
+    return EXIT_BAD_INPUT;
+  }
+  char script[THR_PATH_MAX], tried[3 * THR_PATH_MAX];
+  if (report_script(argv[0], script, sizeof script, tried, sizeof tried)) {
+    say(stderr, "throng: the report script was not found (%s); point THRONG_REPORT_SCRIPT at scripts/report.py\n",
+        tried);
+    return EXIT_RUNTIME;
+  }
+  char **args = calloc((size_t)argc + 1, sizeof *args);
+  if (!args) {
+    say(stderr, "throng: %s\n", "out of memory");
+    return EXIT_RUNTIME;
+  }
+  args[0] = "python3";
+  args[1] = script;
+  for (int k = 2; k < argc; ++k) args[k] = argv[k];
+  args[argc] = NULL;
+  fflush(stdout);
+  fflush(stderr);
+  execvp(args[0], args);
+  char msg[256];
+  snprintf(msg, sizeof msg, "cannot run python3 (%s); install python3 and python3-matplotlib", strerror(errno));
+  say(stderr, "throng: %s\n", msg);
+  free(args);
+  return EXIT_RUNTIME;
+}
+
 int main(int argc, char **argv) {
+  /* report needs no MPI: it becomes a Python process */
+  if (argc >= 2 && !strcmp(argv[1], "report")) return cmd_report(argc, argv);
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
