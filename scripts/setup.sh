@@ -24,7 +24,8 @@ MIN_CMAKE=3.25
 # A newer CMake from PyPI goes here when the system one is too old (Ubuntu 22.04).
 TOOLS_DIR=${THRONG_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/throng/tools}
 
-PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libyaml-dev python3)
+PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libyaml-dev python3
+          python3-matplotlib) # matplotlib: `throng report`
 set -f
 # shellcheck disable=SC2206  # word splitting is intended
 PACKAGES+=(${THRONG_EXTRA_PACKAGES:-})
@@ -76,7 +77,7 @@ install_packages() {
   if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
     die "this is not a Debian/Ubuntu system (no dpkg-query/apt-get).
         Install a C11 compiler, CMake >= $MIN_CMAKE, Open MPI (with headers), libyaml (with headers),
-        Python 3 and pkg-config, then re-run with THRONG_SKIP_INSTALL=1 scripts/setup.sh"
+        Python 3 with matplotlib (for throng report) and pkg-config, then re-run with THRONG_SKIP_INSTALL=1 scripts/setup.sh"
   fi
   local missing=() p
   for p in "${PACKAGES[@]}"; do
