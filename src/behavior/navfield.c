@@ -34,11 +34,11 @@ thr_navfield_view thr_navgrid_view(const thr_navgrid *g, const float *dist) {
   return v;
 }
 
-/* Cells k in [0, n) along one axis whose closed extent [o + k h, o + (k+1) h]
- * meets [a, b]: *k0 .. *k1. Returns 0 when there is none. */
-static int axis_span(double o, double h, int n, double a, double b, int *k0, int *k1) {
+/* Cells k in [0, n) along one axis whose extent [o + k h, o + (k+1) h)
+ * holds a point of [a, b]: *k0 .. *k1. Returns 0 when there is none. */
+static int axis_cells(double o, double h, int n, double a, double b, int *k0, int *k1) {
   if (!(a <= b)) return 0; /* also NaN */
-  double lo = ceil((a - o) / h) - 1.0, hi = floor((b - o) / h);
+  double lo = floor((a - o) / h), hi = floor((b - o) / h);
   if (lo < 0.0) lo = 0.0;
   if (hi > n - 1) hi = n - 1;
   if (!(lo <= hi)) return 0;
@@ -95,19 +95,22 @@ typedef struct seg_visit {
 
 typedef void (*cell_fn)(seg_visit *s, int i, int j);
 
-/* Calls fn for every cell whose closed square, grown by m on each side,
- * meets segment [s->a, s->b]: row by row, the columns that the part of the
- * segment inside the row's (grown) slab spans. */
+/* Calls fn for every cell whose square, grown by m on each side, holds a
+ * point of segment [s->a, s->b]: row by row, the columns that the part of
+ * the segment inside the row's (grown) slab spans. With m = 0 these are
+ * the cells the segment passes through; the squares are half-open
+ * ([x0, x0 + h) x [y0, y0 + h)), so a wall along a cell edge takes one row
+ * of cells, not two. */
 static void segment_cells(seg_visit *s, double m, cell_fn fn) {
   const thr_navgrid *g = s->g;
   double h = g->h;
   int j0, j1, i0, i1;
   double ylo = fmin(s->a.y, s->b.y) - m, yhi = fmax(s->a.y, s->b.y) + m;
-  if (!axis_span(g->lo.y, h, g->ny, ylo, yhi, &j0, &j1)) return;
+  if (!axis_cells(g->lo.y, h, g->ny, ylo, yhi, &j0, &j1)) return;
   for (int j = j0; j <= j1; ++j) {
     double xlo, xhi, y0 = g->lo.y + j * h;
     if (!segment_slab(s->a, s->b, y0 - m, y0 + h + m, &xlo, &xhi)) continue;
-    if (!axis_span(g->lo.x, h, g->nx, xlo - m, xhi + m, &i0, &i1)) continue;
+    if (!axis_cells(g->lo.x, h, g->nx, xlo - m, xhi + m, &i0, &i1)) continue;
     for (int i = i0; i <= i1; ++i) fn(s, i, j);
   }
 }
@@ -127,11 +130,13 @@ static void mark_band(seg_visit *s, int i, int j) {
   }
 }
 
-/* Mark the cells a segment touches (closed squares, with a hair of slack
- * so that rounding never lets a wall slip between two cells). */
+/* Mark the cells a segment passes through. Where it crosses the link
+ * between two neighbouring centres, the crossing point lies in one of the
+ * two cells, so no field leaks through a wall, and no bilinear quad of four
+ * unblocked nodes straddles one. */
 static long raster_segment(const thr_navgrid *g, thr_vec2 a, thr_vec2 b, unsigned char *cells, unsigned char value) {
   seg_visit s = {g, a, b, cells, value, 0.0, 0};
-  segment_cells(&s, 1e-6 * g->h, mark_cell);
+  segment_cells(&s, 0.0, mark_cell);
   return s.count;
 }
 
@@ -183,7 +188,7 @@ static long fill_rings(const thr_navgrid *g, ring_set rs, unsigned char *cells, 
     ymax = fmax(ymax, rs.verts[v].y);
   }
   int i0, i1, j0, j1;
-  if (!axis_span(g->lo.x, g->h, g->nx, xmin, xmax, &i0, &i1) || !axis_span(g->lo.y, g->h, g->ny, ymin, ymax, &j0, &j1))
+  if (!axis_cells(g->lo.x, g->h, g->nx, xmin, xmax, &i0, &i1) || !axis_cells(g->lo.y, g->h, g->ny, ymin, ymax, &j0, &j1))
     return 0;
   float *xs = malloc(sizeof(float) * (size_t)(v1 - v0));
   if (!xs) return -1;
@@ -363,8 +368,8 @@ long thr_navtarget_disk(const thr_navgrid *g, thr_vec2 p, float radius, unsigned
   double r = radius > 0.0f ? radius : 0.0;
   long count = 0;
   int i0, i1, j0, j1;
-  if (axis_span(g->lo.x, g->h, g->nx, p.x - r, p.x + r, &i0, &i1) &&
-      axis_span(g->lo.y, g->h, g->ny, p.y - r, p.y + r, &j0, &j1)) {
+  if (axis_cells(g->lo.x, g->h, g->nx, p.x - r, p.x + r, &i0, &i1) &&
+      axis_cells(g->lo.y, g->h, g->ny, p.y - r, p.y + r, &j0, &j1)) {
     for (int j = j0; j <= j1; ++j) {
       for (int i = i0; i <= i1; ++i) {
         thr_vec2 c = thr_navgrid_centre(g, i, j);
