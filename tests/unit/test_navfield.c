@@ -1,7 +1,7 @@
 /* Distance fields (behavior/navfield.c) and their sampling
  * (kernels/navfield.h): accuracy against exact distances, walls, holes,
  * unreachable places, the clearance band, targets, determinism, limits. */
-#include <float.h>
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <time.h>
 
 #include "base/polygon.h"
@@ -247,6 +247,40 @@ THR_TEST(closed_room_is_unreachable) {
   thr_vec2 d;
   CHECK(thr_navfield_direction(&v, v2(14.0f, 13.0f), &d) == 0);
   free(t);
+  thr_navgrid_free(&g);
+}
+
+/* A wall along a cell edge blocks the one row of cells above it (squares
+ * are half-open), and nothing passes it. */
+THR_TEST(wall_on_a_cell_edge_blocks_one_row) {
+  walls s;
+  walls_init(&s);
+  thr_vec2 wall[2] = {{0.0f, 2.0f}, {4.0f, 2.0f}};
+  walls_add(&s, wall, 2, 0);
+  thr_navgrid g = grid(4.0f, 0.5f, &s.w, NULL, 0.0f); /* rows 3 (y 1.5 .. 2) and 4 (y 2 .. 2.5) */
+  float *t = solve_disk(&g, v2(0.25f, 0.25f), 0.0f);
+  for (int i = 0; i < 8; ++i) {
+    CHECK(g.kind[3 * 8 + i] == THR_NAV_FREE && g.kind[4 * 8 + i] == THR_NAV_BLOCKED);
+    CHECK(t[3 * 8 + i] < INFINITY && t[5 * 8 + i] == INFINITY);
+  }
+  free(t);
+  thr_navgrid_free(&g);
+}
+
+/* The walkable area's edges (holes included) have a clearance band too. */
+THR_TEST(walkable_edges_have_a_clearance_band) {
+  polys area;
+  polys_init(&area);
+  thr_vec2 outer[4], hole[4];
+  rect(outer, 0.0f, 0.0f, 10.0f, 10.0f);
+  rect(hole, 4.0f, 4.0f, 6.0f, 6.0f);
+  polys_ring(&area, outer, 4, 1);
+  polys_ring(&area, hole, 4, 0);
+  thr_navgrid g = grid(10.0f, 0.1f, NULL, &area.ps, 0.3f);
+  CHECK(g.kind[50 * 100 + 1] == THR_NAV_SLOW && g.kind[50 * 100 + 2] == THR_NAV_SLOW);  /* x 0.15, 0.25 */
+  CHECK(g.kind[50 * 100 + 3] == THR_NAV_FREE);                                          /* x 0.35 */
+  CHECK(g.kind[50 * 100 + 38] == THR_NAV_SLOW && g.kind[50 * 100 + 36] == THR_NAV_FREE); /* x 3.85, 3.65 */
+  CHECK(g.kind[50 * 100 + 45] == THR_NAV_BLOCKED);                                       /* in the hole */
   thr_navgrid_free(&g);
 }
 
