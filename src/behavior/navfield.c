@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- cells and spans ------------------------------------------------------ */
+/* ---- cells and spans ----------------------------------------------------- */
 
 size_t thr_navgrid_cells(const thr_navgrid *g) { return (size_t)g->nx * (size_t)g->ny; }
 
@@ -81,7 +81,7 @@ static double segment_distance(thr_vec2 p, thr_vec2 a, thr_vec2 b) {
   return sqrt(dx * dx + dy * dy);
 }
 
-/* ---- cells near a segment --------------------------------------------------- */
+/* ---- cells near a segment ------------------------------------------------ */
 
 /* What to do with the cells near one segment. */
 typedef struct seg_visit {
@@ -115,6 +115,10 @@ static void segment_cells(seg_visit *s, double m, cell_fn fn) {
   }
 }
 
+/* With m = 0, marks the cells a segment passes through. Where a wall
+ * crosses the link between two neighbouring centres, the crossing point
+ * lies in one of the two cells, so no field leaks through a wall, and no
+ * bilinear quad of four unblocked nodes straddles one. */
 static void mark_cell(seg_visit *s, int i, int j) {
   s->cells[(size_t)j * s->g->nx + i] = s->value;
   s->count++;
@@ -130,22 +134,7 @@ static void mark_band(seg_visit *s, int i, int j) {
   }
 }
 
-/* Mark the cells a segment passes through. Where it crosses the link
- * between two neighbouring centres, the crossing point lies in one of the
- * two cells, so no field leaks through a wall, and no bilinear quad of four
- * unblocked nodes straddles one. */
-static long raster_segment(const thr_navgrid *g, thr_vec2 a, thr_vec2 b, unsigned char *cells, unsigned char value) {
-  seg_visit s = {g, a, b, cells, value, 0.0, 0};
-  segment_cells(&s, 0.0, mark_cell);
-  return s.count;
-}
-
-static void band_segment(const thr_navgrid *g, thr_vec2 a, thr_vec2 b, double clearance, unsigned char *kind) {
-  seg_visit s = {g, a, b, kind, 0, clearance, 0};
-  segment_cells(&s, clearance, mark_band);
-}
-
-/* ---- polygons ----------------------------------------------------------------- */
+/* ---- polygons ------------------------------------------------------------ */
 
 /* Rings r0 .. r1-1 of a vertex chain set: ring r is verts[first[r] .. first[r+1]). */
 typedef struct ring_set {
@@ -210,38 +199,37 @@ static long fill_rings(const thr_navgrid *g, ring_set rs, unsigned char *cells, 
   return count;
 }
 
-/* Segment s of the closed chain verts[0..n) (edge s to s+1, the last closing). */
-static void chain_edge(const thr_vec2 *verts, int n, int s, thr_vec2 *a, thr_vec2 *b) {
-  *a = verts[s];
-  *b = verts[s + 1 < n ? s + 1 : 0];
-}
-
-/* Raster every edge of rs (closed rings) into cells; returns the count. */
-static long raster_rings(const thr_navgrid *g, ring_set rs, unsigned char *cells, unsigned char value) {
-  long count = 0;
+/* segment_cells for every edge of the closed rings of rs. */
+static void ring_edges_cells(seg_visit *s, ring_set rs, double m, cell_fn fn) {
   for (int r = rs.r0; r < rs.r1; ++r) {
     const thr_vec2 *v = rs.verts + rs.first[r];
     int nv = rs.first[r + 1] - rs.first[r];
-    for (int s = 0; s < nv; ++s) {
-      thr_vec2 a, b;
-      chain_edge(v, nv, s, &a, &b);
-      count += raster_segment(g, a, b, cells, value);
+    for (int e = 0; e < nv; ++e) {
+      s->a = v[e];
+      s->b = v[e + 1 < nv ? e + 1 : 0];
+      segment_cells(s, m, fn);
     }
   }
-  return count;
 }
 
-/* ---- the grid ------------------------------------------------------------------ */
-
-/* Number of segments of world obstacle o: a polygon's edges close it. */
-static int obstacle_segments(const thr_world *w, int o) {
-  int n = w->obs_vfirst[o + 1] - w->obs_vfirst[o];
-  return w->obs_closed[o] ? n : (n > 0 ? n - 1 : 0);
+/* segment_cells for every wall of w: the segments of its open polylines
+ * and the edges of its polygons. */
+static void wall_cells(seg_visit *s, const thr_world *w, double m, cell_fn fn) {
+  for (int o = 0; w && o < w->n_obstacles; ++o) {
+    ring_set rs = {w->verts, w->obs_vfirst, o, o + 1};
+    if (w->obs_closed[o]) {
+      ring_edges_cells(s, rs, m, fn);
+      continue;
+    }
+    for (int v = w->obs_vfirst[o]; v + 1 < w->obs_vfirst[o + 1]; ++v) {
+      s->a = w->verts[v];
+      s->b = w->verts[v + 1];
+      segment_cells(s, m, fn);
+    }
+  }
 }
 
-static void obstacle_edge(const thr_world *w, int o, int s, thr_vec2 *a, thr_vec2 *b) {
-  chain_edge(w->verts + w->obs_vfirst[o], w->obs_vfirst[o + 1] - w->obs_vfirst[o], s, a, b);
-}
+/* ---- the grid ------------------------------------------------------------ */
 
 static int check_spec(const thr_navgrid_spec *s, double *nx, double *ny, char *err, size_t errlen) {
   double wx = (double)s->hi.x - s->lo.x, wy = (double)s->hi.y - s->lo.y;
@@ -287,40 +275,26 @@ static int mark_walkable(thr_navgrid *g, const thr_polyset *walkable) {
   return 0;
 }
 
-/* Solid obstacles (their inside) and every wall segment (the cells it
- * touches) are blocked. */
+/* Solid obstacles (their inside) and every wall (the cells it passes
+ * through) are blocked. */
 static int mark_obstacles(thr_navgrid *g, const thr_world *w) {
   for (int o = 0; w && o < w->n_obstacles; ++o) {
-    if (w->obs_closed[o]) {
-      ring_set rs = {w->verts, w->obs_vfirst, o, o + 1};
-      if (fill_rings(g, rs, g->kind, THR_NAV_BLOCKED) < 0) return -1;
-    }
-    for (int s = 0; s < obstacle_segments(w, o); ++s) {
-      thr_vec2 a, b;
-      obstacle_edge(w, o, s, &a, &b);
-      raster_segment(g, a, b, g->kind, THR_NAV_BLOCKED);
-    }
+    ring_set rs = {w->verts, w->obs_vfirst, o, o + 1};
+    if (w->obs_closed[o] && fill_rings(g, rs, g->kind, THR_NAV_BLOCKED) < 0) return -1;
   }
+  seg_visit s = {g, {0.0f, 0.0f}, {0.0f, 0.0f}, g->kind, THR_NAV_BLOCKED, 0.0, 0};
+  wall_cells(&s, w, 0.0, mark_cell);
   return 0;
 }
 
 /* The clearance band along every wall and every edge of the walkable area. */
 static void mark_clearance(thr_navgrid *g, const thr_world *w, const thr_polyset *walkable, double clearance) {
   if (!(clearance > 0.0)) return;
-  thr_vec2 a, b;
-  for (int o = 0; w && o < w->n_obstacles; ++o) {
-    for (int s = 0; s < obstacle_segments(w, o); ++s) {
-      obstacle_edge(w, o, s, &a, &b);
-      band_segment(g, a, b, clearance, g->kind);
-    }
-  }
-  for (int r = 0; walkable && r < walkable->n_rings; ++r) {
-    const thr_vec2 *v = walkable->verts + walkable->ring_first[r];
-    int nv = walkable->ring_first[r + 1] - walkable->ring_first[r];
-    for (int s = 0; s < nv; ++s) {
-      chain_edge(v, nv, s, &a, &b);
-      band_segment(g, a, b, clearance, g->kind);
-    }
+  seg_visit s = {g, {0.0f, 0.0f}, {0.0f, 0.0f}, g->kind, 0, clearance, 0};
+  wall_cells(&s, w, clearance, mark_band);
+  if (walkable && walkable->n_rings > 0) {
+    ring_set all = {walkable->verts, walkable->ring_first, 0, walkable->n_rings};
+    ring_edges_cells(&s, all, clearance, mark_band);
   }
 }
 
@@ -349,12 +323,15 @@ void thr_navgrid_free(thr_navgrid *g) {
   memset(g, 0, sizeof *g);
 }
 
-/* ---- targets --------------------------------------------------------------- */
+/* ---- targets ------------------------------------------------------------- */
 
 long thr_navtarget_polygon(const thr_navgrid *g, const thr_polyset *ps, int poly, unsigned char *target) {
   ring_set rs = {ps->verts, ps->ring_first, ps->poly_first[poly], ps->poly_first[poly + 1]};
   long n = fill_rings(g, rs, target, 1);
-  return n == 0 ? raster_rings(g, rs, target, 1) : n;
+  if (n != 0) return n;
+  seg_visit s = {g, {0.0f, 0.0f}, {0.0f, 0.0f}, target, 1, 0.0, 0};
+  ring_edges_cells(&s, rs, 0.0, mark_cell); /* thinner than a cell: the cells its edges pass through */
+  return s.count;
 }
 
 /* The cell holding p, or -1 outside the grid. */
@@ -395,7 +372,7 @@ long thr_navtarget_points(const thr_navgrid *g, const thr_vec2 *p, int n, float 
   return count;
 }
 
-/* ---- fast marching ----------------------------------------------------------- */
+/* ---- fast marching ------------------------------------------------------- */
 
 enum { CELL_FAR = -1, CELL_DONE = -2 };
 
