@@ -4,8 +4,9 @@
 Usage: check_layers.py SRC_DIR
 
 1. Includes point down only:
-     main (src/*.c, src/*.h) -> io -> core -> decomp -> kernels -> base
-   A file may include headers of its own layer and of the layers below it.
+     main (src/*.c, src/*.h) -> io -> core -> decomp, behavior -> kernels -> base
+   A file may include headers of its own folder and of the layers below it;
+   folders of the same layer (decomp, behavior) may not include each other.
 2. kernels/backend_comm.h (the data-movement table) is included only by
    src/decomp/ and by the backends (src/kernels/cpu/, src/kernels/cuda/).
 3. Only src/decomp/ calls MPI point-to-point (MPI_Send/Isend/Recv/Irecv/...).
@@ -18,7 +19,7 @@ import os
 import re
 import sys
 
-LAYERS = {"base": 0, "kernels": 1, "decomp": 2, "core": 3, "io": 4, "": 5}
+LAYERS = {"base": 0, "kernels": 1, "decomp": 2, "behavior": 2, "core": 3, "io": 4, "": 5}
 P2P = re.compile(r"\bMPI_(I?[sbr]?send|I?recv|Sendrecv\w*|Probe|Iprobe)\s*\(", re.I)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 DEFINE = re.compile(r"^(?!static)[A-Za-z_][\w \*]*?\b(thr_\w+)\s*\([^;{]*\)\s*\{", re.M)
@@ -59,6 +60,9 @@ def main(src):
             if theirs is None or theirs > mine:
                 problems.append("%s (layer %s) includes %s (layer %s): dependencies must point down"
                                 % (rel, top or "main", target, ttop or "main"))
+            elif theirs == mine and ttop != top:
+                problems.append("%s includes %s: folders %s and %s are siblings in one layer and must not "
+                                "depend on each other" % (rel, target, top, ttop))
             if target == "kernels/backend_comm.h" and not (
                     rel.startswith(("decomp/", "kernels/cpu/", "kernels/cuda/")) or rel == "kernels/backend_comm.h"):
                 problems.append("%s includes kernels/backend_comm.h, which is for src/decomp/ and the backends"
@@ -99,7 +103,7 @@ def main(src):
     for p in problems:
         print("FAIL: " + p)
     if not problems:
-        print("ok: %d files in layers main -> io -> core -> decomp -> kernels -> base; %d decomp files, "
+        print("ok: %d files in layers main -> io -> core -> decomp, behavior -> kernels -> base; %d decomp files, "
               "%d call dependencies, no cycle" % (len(files), len(decomp), sum(len(e) for e in edges.values())))
     return 1 if problems else 0
 
