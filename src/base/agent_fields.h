@@ -36,7 +36,14 @@
   FIELD(PREF_SPEED, pref_speed, float, STATE, OWNED, "preferred walking speed [m/s]")                       \
   FIELD(GOAL_SET, goal_set, int32_t, STATE, OWNED, "goal set index, or THR_GOALSET_PERSONAL / _NONE")       \
   FIELD(GROUP, group, int32_t, STATE, OWNED, "group number from the scenario")                              \
-  FIELD(FLAGS, flags, uint32_t, STATE, OWNED, "THR_FLAG_* bits")
+  FIELD(FLAGS, flags, uint32_t, STATE, OWNED, "THR_FLAG_* bits")                                         \
+  FIELD(RELEASE, release, float, STATE, OWNED, "time the agent starts walking: end of pre-movement [s]")    \
+  FIELD(BORN, born, float, STATE, OWNED, "time the agent entered the simulation [s]")                       \
+  FIELD(TRAVEL, travel, float, STATE, OWNED, "distance walked so far [m]")                                 \
+  FIELD(ROUTE, route, int32_t, STATE, OWNED, "distance field followed, or -1: the goal (no field)")         \
+  FIELD(STAGE, stage, int32_t, STATE, OWNED, "current journey stage, or -1")                               \
+  FIELD(SLOT, slot, int32_t, STATE, OWNED, "slot at a queue or waiting stage; -1 none, -2 hold position")   \
+  FIELD(JOURNEY, journey, int32_t, STATE, OWNED, "journey, or -1")
 
 /* Selectors for the life and ghost columns: THR_IF_<column>_<value>(code)
  * expands to code or to nothing. */

@@ -1,5 +1,7 @@
 #include "agents.h"
 
+#include "goal.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,12 @@ int thr_agents_reserve(thr_agents *a, size_t cap) {
   }
   a->cap = want;
   return 0;
+}
+
+void thr_agent_rec_blank(thr_agent_rec *r) {
+  memset(r, 0, sizeof *r);
+  r->goal_set = THR_GOALSET_NONE;
+  r->route = r->stage = r->slot = r->journey = -1;
 }
 
 int thr_agents_push(thr_agents *a, const thr_agent_rec *r) {

@@ -96,6 +96,10 @@ void thr_agents_free(thr_agents *a);
 int thr_agents_reserve(thr_agents *a, size_t cap);
 /* Address of field f's array pointer and its element size. */
 void **thr_agents_field(thr_agents *a, int f, size_t *elem);
+/* A record of an agent that stands still and follows nothing: all zero but
+ * goal_set THR_GOALSET_NONE and route, stage, slot and journey -1 (a zero
+ * route would name distance field 0). Start every new record from this. */
+void thr_agent_rec_blank(thr_agent_rec *r);
 /* Append one agent (grows as needed). Returns -1 when out of memory. */
 int thr_agents_push(thr_agents *a, const thr_agent_rec *r);
 /* Reorder the STATE fields of agents [0, n): new slot k receives old agent

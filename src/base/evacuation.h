@@ -64,6 +64,16 @@ typedef struct thr_stage_def {
   float duration;    /* waiting: seconds each agent waits after taking its slot */
 } thr_stage_def;
 
+/* A stage as the step sees it (the world holds them; kernels/evac.h reads
+ * them). */
+typedef struct thr_stage_view {
+  int kind;       /* enum thr_stage_kind */
+  int field;      /* its distance field (waypoint: to the point; queue, waiting: to the slots; exit: the exit's) */
+  thr_vec2 point; /* waypoint */
+  float distance; /* waypoint: reached within this distance [m]; queue, waiting: the stage's area is
+                     within this travel distance of a slot */
+} thr_stage_view;
+
 /* How a journey chooses the stage after one of its stages. */
 enum thr_transition_kind {
   THR_TRANSITION_FIXED,         /* items[0] */
@@ -99,7 +109,9 @@ typedef struct thr_source_def {
   int block;      /* index into the scenario's blocks (properties, route) */
 } thr_source_def;
 
-/* Measurement lines: a segment each; flow = agents crossing it. */
+/* Measurement lines: a segment each; flow = agents crossing it. At most
+ * THR_MAX_LINES (the backends count crossings in fixed arrays). */
+#define THR_MAX_LINES 64
 typedef struct thr_measure_line {
   char name[64];
   int line;

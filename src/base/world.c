@@ -16,6 +16,65 @@ static void *dup_array(const void *src, size_t bytes) {
   return d;
 }
 
+/* The outer rings of a polygon set as vertex chains (vfirst[n + 1]). */
+static int outer_rings(const thr_polyset *ps, int **vfirst, thr_vec2 **verts) {
+  int n = ps->n_polys, total = 0;
+  for (int p = 0; p < n; ++p) {
+    int r = ps->poly_first[p];
+    total += ps->ring_first[r + 1] - ps->ring_first[r];
+  }
+  *vfirst = malloc((size_t)(n + 1) * sizeof(int));
+  *verts = malloc((size_t)(total ? total : 1) * sizeof(thr_vec2));
+  if (!*vfirst || !*verts) return -1;
+  int k = 0;
+  for (int p = 0; p < n; ++p) {
+    int r = ps->poly_first[p];
+    (*vfirst)[p] = k;
+    for (int v = ps->ring_first[r]; v < ps->ring_first[r + 1]; ++v) (*verts)[k++] = ps->verts[v];
+  }
+  (*vfirst)[n] = k;
+  return 0;
+}
+
+/* Exits, stages, slots, measurement lines and areas, map grid. */
+static int copy_evacuation(thr_world *w, const thr_scenario *sc) {
+  w->n_exits = sc->n_exits;
+  w->n_areas = sc->areas.n_polys;
+  if (outer_rings(&sc->exit_shapes, &w->exit_vfirst, &w->exit_verts) ||
+      outer_rings(&sc->areas, &w->area_vfirst, &w->area_verts))
+    return -1;
+  w->nearest_field = -1;
+  w->exit_field = malloc((size_t)(sc->n_exits + 1) * sizeof(int));
+  if (!w->exit_field) return -1;
+  for (int k = 0; k < sc->n_exits; ++k) w->exit_field[k] = -1;
+  w->n_stages = sc->n_stages;
+  w->stages = calloc((size_t)(sc->n_stages ? sc->n_stages : 1), sizeof *w->stages);
+  w->n_slots = sc->n_slots;
+  w->slots = dup_array(sc->slots, sizeof(thr_vec2) * (size_t)sc->n_slots);
+  w->n_lines = sc->n_lines;
+  w->lines = malloc((size_t)(2 * sc->n_lines + 1) * sizeof(thr_vec2));
+  if (!w->stages || !w->slots || !w->lines) return -1;
+  for (int s = 0; s < sc->n_stages; ++s) {
+    const thr_stage_def *d = &sc->stages[s];
+    w->stages[s].kind = d->kind;
+    w->stages[s].field = -1; /* set with the distance fields (core) */
+    w->stages[s].point = d->point;
+    w->stages[s].distance = d->kind == THR_STAGE_WAYPOINT ? d->distance : THR_STAGE_AREA;
+  }
+  for (int k = 0; k < sc->n_lines; ++k) {
+    w->lines[2 * k] = sc->lines[k].a;
+    w->lines[2 * k + 1] = sc->lines[k].b;
+  }
+  if (sc->map_every > 0 && sc->map_cell > 0.0f) {
+    w->map_cell = sc->map_cell;
+    w->map_ox = w->min.x;
+    w->map_oy = w->min.y;
+    w->map_nx = (int)ceil((double)(w->max.x - w->min.x) / sc->map_cell);
+    w->map_ny = (int)ceil((double)(w->max.y - w->min.y) / sc->map_cell);
+  }
+  return 0;
+}
+
 int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float max_radius, char *err,
                    size_t errlen) {
   memset(w, 0, sizeof *w);
@@ -72,6 +131,10 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   }
   if (sc->n_obstacles == 0) w->obs_vfirst[0] = 0;
   if (sc->n_sets == 0) w->set_first[0] = 0;
+  if (copy_evacuation(w, sc)) {
+    snprintf(err, errlen, "out of memory");
+    return -1;
+  }
   thr_window all = {0, 0, w->gnx, w->gny};
   if (thr_world_set_window(w, all, prm)) {
     snprintf(err, errlen, "out of memory building the obstacle cell lists");
@@ -105,22 +168,32 @@ static int segment_meets_rect(thr_vec2 a, thr_vec2 b, double lox, double loy, do
 
 static int clamp_cell(double c, int n) { return c < 0.0 ? 0 : (c > n - 1 ? n - 1 : (int)c); }
 
-/* Visit the window cells that obstacle o can reach within `margin`; each
- * cell once per obstacle (mark[] remembers the last obstacle seen). With
- * items == NULL only counts into count[cell]; otherwise appends o to the
- * cell's list at fill[cell]++. */
-static void obstacle_cells(const thr_world *w, int o, float margin, int *mark, int *count, int *fill,
-                           int *items) {
+/* Shapes with per-cell lists: obstacles (polylines and polygons) and exits
+ * (polygons). */
+typedef struct shape_set {
+  int n;
+  const int *vfirst; /* [n + 1] */
+  const int *closed; /* [n]; NULL: every shape is a closed polygon */
+  const thr_vec2 *verts;
+} shape_set;
+
+/* Visit the window cells that shape o can reach within `margin`; each cell
+ * once per shape (mark[] remembers the last shape seen). With items ==
+ * NULL only counts into count[cell]; otherwise appends o to the cell's list
+ * at fill[cell]++. */
+static void shape_cells(const thr_world *w, const shape_set *set, int o, float margin, int *mark, int *count,
+                        int *fill, int *items) {
   const thr_window *win = &w->window;
-  int v0 = w->obs_vfirst[o], v1 = w->obs_vfirst[o + 1];
-  int closed = w->obs_closed[o];
+  int v0 = set->vfirst[o], v1 = set->vfirst[o + 1];
+  int closed = set->closed ? set->closed[o] : 1;
   int nseg = closed ? v1 - v0 : v1 - v0 - 1;
+  const thr_vec2 *verts = set->verts;
   double bx0 = INFINITY, by0 = INFINITY, bx1 = -INFINITY, by1 = -INFINITY;
   for (int v = v0; v < v1; ++v) {
-    bx0 = fmin(bx0, w->verts[v].x);
-    by0 = fmin(by0, w->verts[v].y);
-    bx1 = fmax(bx1, w->verts[v].x);
-    by1 = fmax(by1, w->verts[v].y);
+    bx0 = fmin(bx0, verts[v].x);
+    by0 = fmin(by0, verts[v].y);
+    bx1 = fmax(bx1, verts[v].x);
+    by1 = fmax(by1, verts[v].y);
   }
   int cx0 = clamp_cell(floor((bx0 - margin - w->min.x) / w->cell), w->gnx) - win->x0;
   int cx1 = clamp_cell(floor((bx1 + margin - w->min.x) / w->cell), w->gnx) - win->x0;
@@ -144,14 +217,14 @@ static void obstacle_cells(const thr_world *w, int o, float margin, int *mark, i
       if (gx == w->gnx - 1) hix = INFINITY;
       if (gy == w->gny - 1) hiy = INFINITY;
       int hit = 0;
-      for (int s = 0; s < nseg && !hit; ++s) {
-        thr_vec2 a = w->verts[v0 + s];
-        thr_vec2 b = w->verts[s + 1 < v1 - v0 ? v0 + s + 1 : v0];
+      for (int sg = 0; sg < nseg && !hit; ++sg) {
+        thr_vec2 a = verts[v0 + sg];
+        thr_vec2 b = verts[sg + 1 < v1 - v0 ? v0 + sg + 1 : v0];
         hit = segment_meets_rect(a, b, lox - margin, loy - margin, hix + margin, hiy + margin);
       }
       if (!hit && closed) {
         thr_vec2 mid = {(float)(w->min.x + (gx + 0.5) * w->cell), (float)(w->min.y + (gy + 0.5) * w->cell)};
-        hit = thr_polygon_contains(w->verts + v0, v1 - v0, mid);
+        hit = thr_polygon_contains(verts + v0, v1 - v0, mid);
       }
       if (!hit) continue;
       mark[c] = o;
@@ -163,54 +236,73 @@ static void obstacle_cells(const thr_world *w, int o, float margin, int *mark, i
   }
 }
 
-int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm) {
-  free(w->obs_cell_offset);
-  free(w->obs_cell_items);
-  w->obs_cell_offset = NULL;
-  w->obs_cell_items = NULL;
-  w->window = win;
-  size_t ncell = (size_t)win.nx * (size_t)win.ny;
-  float margin = w->max_radius * prm->radius_scale + prm->skin;
+/* The shapes that can touch each cell of the window (within `margin`), as
+ * CSR lists with ascending shape ids. Returns -1 when out of memory. */
+static int cell_lists(const thr_world *w, const shape_set *set, float margin, int **offset_out, int **items_out) {
+  size_t ncell = (size_t)w->window.nx * (size_t)w->window.ny;
   int *count = calloc(ncell + 1, sizeof(int));
-  int *mark = malloc(ncell * sizeof(int));
-  if (!count || !mark) {
-    free(count);
-    free(mark);
-    return -1;
-  }
-  for (size_t c = 0; c < ncell; ++c) mark[c] = -1;
-  for (int o = 0; o < w->n_obstacles; ++o) obstacle_cells(w, o, margin, mark, count, NULL, NULL);
-  /* exclusive scan into offsets */
+  int *mark = malloc((ncell ? ncell : 1) * sizeof(int));
   int *offset = malloc((ncell + 1) * sizeof(int));
-  if (!offset) {
-    free(count);
-    free(mark);
-    return -1;
-  }
-  int total = 0;
+  int *items = NULL;
+  int rc = -1;
+  if (!count || !mark || !offset) goto done;
+  for (size_t c = 0; c < ncell; ++c) mark[c] = -1;
+  for (int o = 0; o < set->n; ++o) shape_cells(w, set, o, margin, mark, count, NULL, NULL);
+  int total = 0; /* exclusive scan into offsets */
   for (size_t c = 0; c < ncell; ++c) {
     offset[c] = total;
     total += count[c];
   }
   offset[ncell] = total;
-  int *items = malloc((size_t)(total ? total : 1) * sizeof(int));
-  if (!items) {
-    free(count);
-    free(mark);
-    free(offset);
-    return -1;
-  }
+  items = malloc((size_t)(total ? total : 1) * sizeof(int));
+  if (!items) goto done;
   memcpy(count, offset, ncell * sizeof(int)); /* reuse as fill cursors */
   for (size_t c = 0; c < ncell; ++c) mark[c] = -1;
-  for (int o = 0; o < w->n_obstacles; ++o) obstacle_cells(w, o, margin, mark, NULL, count, items);
+  for (int o = 0; o < set->n; ++o) shape_cells(w, set, o, margin, mark, NULL, count, items);
+  *offset_out = offset;
+  *items_out = items;
+  offset = NULL;
+  items = NULL;
+  rc = 0;
+done:
   free(count);
   free(mark);
-  w->obs_cell_offset = offset;
-  w->obs_cell_items = items;
-  return 0;
+  free(offset);
+  free(items);
+  return rc;
+}
+
+int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm) {
+  free(w->obs_cell_offset);
+  free(w->obs_cell_items);
+  free(w->exit_cell_offset);
+  free(w->exit_cell_items);
+  w->obs_cell_offset = w->obs_cell_items = w->exit_cell_offset = w->exit_cell_items = NULL;
+  w->window = win;
+  shape_set obstacles = {w->n_obstacles, w->obs_vfirst, w->obs_closed, w->verts};
+  if (cell_lists(w, &obstacles, w->max_radius * prm->radius_scale + prm->skin, &w->obs_cell_offset,
+                 &w->obs_cell_items))
+    return -1;
+  if (!w->n_exits) return 0;
+  /* an agent is in an exit when its centre is: no margin */
+  shape_set exits = {w->n_exits, w->exit_vfirst, NULL, w->exit_verts};
+  return cell_lists(w, &exits, 0.0f, &w->exit_cell_offset, &w->exit_cell_items);
 }
 
 void thr_world_free(thr_world *w) {
+  free(w->exit_vfirst);
+  free(w->exit_verts);
+  free(w->exit_cell_offset);
+  free(w->exit_cell_items);
+  free(w->stages);
+  free(w->slots);
+  free(w->lines);
+  free(w->area_vfirst);
+  free(w->area_verts);
+  free(w->fields);
+  free(w->field_kind);
+  free(w->field_ref);
+  free(w->exit_field);
   free(w->obs_vfirst);
   free(w->obs_closed);
   free(w->verts);

@@ -33,7 +33,45 @@ typedef struct thr_world {
   int n_goals, n_sets;
   thr_goal *goals;
   int *set_first, *set_items;
+
+  /* evacuation (base/evacuation.h): exits (outer rings) with their lists per
+   * cell of `window`, stages, slots, measurement lines (2 points each) and
+   * areas (outer rings), the grid of the density and speed maps */
+  int n_exits;
+  int *exit_vfirst;
+  thr_vec2 *exit_verts;
+  int *exit_cell_offset, *exit_cell_items; /* NULL without exits */
+  int n_stages;
+  thr_stage_view *stages; /* field indices set by the core with the fields */
+  int n_slots;
+  thr_vec2 *slots;
+  int n_lines;
+  thr_vec2 *lines;
+  int n_areas;
+  int *area_vfirst;
+  thr_vec2 *area_verts;
+  float map_ox, map_oy, map_cell;
+  int map_nx, map_ny; /* 0: no maps */
+  /* distance fields (computed by the core: behavior/navfield), n_fields
+   * arrays of fnx * fny floats over one grid */
+  int n_fields;
+  float fox, foy, fh;
+  int fnx, fny;
+  float *fields;
+  int *field_kind, *field_ref; /* what field k leads to: THR_FIELD_* and the exit or stage index */
+  int *exit_field;             /* [n_exits] field of each exit, -1 when unused */
+  int nearest_field;           /* the field to the nearest exit, -1 when unused */
 } thr_world;
+
+/* Most distance fields a scenario may need (exits and stages). */
+#define THR_MAX_FIELDS 256
+
+/* What a distance field leads to. */
+enum { THR_FIELD_EXIT, THR_FIELD_NEAREST_EXIT, THR_FIELD_STAGE };
+
+/* Queue and waiting stages: an agent has reached the stage's area within
+ * this travel distance of a slot [m]. */
+#define THR_STAGE_AREA 1.5f
 
 /* Derive the grid from the scenario and the largest agent radius; fills the
  * derived parameters (XSPH coefficient, cell size) in *prm. Returns 0, or -1
@@ -41,7 +79,7 @@ typedef struct thr_world {
  * in err). */
 int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float max_radius, char *err,
                    size_t errlen);
-/* (Re)build the per-cell obstacle lists for a window of cells. */
+/* (Re)build the per-cell obstacle and exit lists for a window of cells. */
 int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm);
 void thr_world_free(thr_world *w);
 

@@ -9,6 +9,7 @@
 
 #include "kernels/context.h"
 #include "kernels/rng.h"
+#include "routes.h"
 
 #define THR_PI 3.14159265358979323846
 
@@ -22,7 +23,9 @@ enum {
   STREAM_GOAL_X,
   STREAM_GOAL_Y,
   STREAM_RANDOM_X = 16, /* random layout: attempt a uses step a */
-  STREAM_RANDOM_Y
+  STREAM_RANDOM_Y,
+  STREAM_PREMOVE = 24,   /* distributions: attempt a of a truncated normal uses step a */
+  STREAM_NORMAL_U = 25,  /* + 8 * (which value) */
 };
 
 float thr_scenario_max_radius(const thr_scenario *sc) {
@@ -295,6 +298,21 @@ static int block_points(const thr_scenario *sc, int b, lattice *l, char *err, si
   return 0;
 }
 
+/* Area of polygon p of ps: its outer ring minus its holes (shoelace). */
+static double region_area(const thr_polyset *ps, int p) {
+  double area = 0.0;
+  for (int r = ps->poly_first[p]; r < ps->poly_first[p + 1]; ++r) {
+    int v0 = ps->ring_first[r], v1 = ps->ring_first[r + 1];
+    double a = 0.0;
+    for (int v = v0; v < v1; ++v) {
+      thr_vec2 u = ps->verts[v], w = ps->verts[v + 1 < v1 ? v + 1 : v0];
+      a += (double)u.x * w.y - (double)w.x * u.y;
+    }
+    area += (r == ps->poly_first[p] ? 1.0 : -1.0) * fabs(a) * 0.5;
+  }
+  return area;
+}
+
 /* Agents of one block, without placing them (O(rows) for lattices);
  * *positions: what laying it out enumerates. */
 static long block_count(const thr_scenario *sc, int b, double *positions, char *err, size_t errlen) {
@@ -305,7 +323,21 @@ static long block_count(const thr_scenario *sc, int b, double *positions, char *
     return -1;
   }
   *positions = (double)bk->count;
+  if (bk->source) return *positions = 0.0, 0; /* a source's properties: no agents at the start */
   if (bk->layout == THR_LAYOUT_RANDOM || bk->layout == THR_LAYOUT_CIRCLE) return bk->count;
+  if (bk->layout == THR_LAYOUT_POLYGON) {
+    double n = bk->count > 0 ? (double)bk->count : floor(bk->density * region_area(&sc->regions, bk->region) + 0.5);
+    if (!(n <= THR_MAX_AGENTS)) {
+      refuse(sc, b, err, errlen, "density x area = %.3g agents, more than the %.0f throng can hold", n,
+             (double)THR_MAX_AGENTS);
+      return -1;
+    }
+    if (n < 1.0) {
+      block_error(sc, b, err, errlen, "the region holds no agent at this density");
+      return -1;
+    }
+    return (long)(*positions = n);
+  }
   lattice_dims d;
   if (lattice_dims_of(sc, b, &d, err, errlen)) return -1;
   double n = bk->layout == THR_LAYOUT_GRID ? (double)d.rows * (double)d.cols : ellipse_count(bk, &d);
@@ -321,6 +353,11 @@ static long block_count(const thr_scenario *sc, int b, double *positions, char *
     return -1;
   }
   return bk->count > 0 ? bk->count : (long)n;
+}
+
+long thr_block_agents(const thr_scenario *sc, int b, char *err, size_t errlen) {
+  double positions;
+  return block_count(sc, b, &positions, err, errlen);
 }
 
 long thr_scenario_count(const thr_scenario *sc, char *err, size_t errlen) {
@@ -369,16 +406,56 @@ int thr_scenario_fits(const thr_scenario *sc, long total, int ranks, int ranks_p
   return 0;
 }
 
-/* ---- random layout --------------------------------------------------------- */
+/* ---- random layouts ----------------------------------------------------------- */
 
-/* Uniform non-overlapping positions in the block's rectangle by dart
- * throwing; attempt a of agent id draws with step a, so the result depends
- * only on the seed and ids. */
-static int random_points(const thr_scenario *sc, int b, uint32_t first_id, const float *radius,
+/* Where a random layout throws darts: the block's rectangle, or the
+ * bounding box of a spawn region, keeping the darts inside the region. */
+typedef struct dart_board {
+  thr_vec2 min, max;
+  const thr_polyset *region; /* NULL: the whole rectangle */
+  int poly;
+} dart_board;
+
+/* Is x inside polygon p of ps (inside its outer ring, outside its holes)? */
+static int inside_polygon(const thr_polyset *ps, int p, thr_vec2 x) {
+  for (int r = ps->poly_first[p]; r < ps->poly_first[p + 1]; ++r) {
+    int v0 = ps->ring_first[r], n = ps->ring_first[r + 1] - v0;
+    int in = thr_polygon_contains(ps->verts + v0, n, x);
+    if (r == ps->poly_first[p] ? !in : in) return 0;
+  }
+  return 1;
+}
+
+/* Is x in the walkable area (anywhere when none is given)? */
+static int walkable_at(const thr_scenario *sc, thr_vec2 x) {
+  if (!sc->walkable.n_polys) return 1;
+  for (int p = 0; p < sc->walkable.n_polys; ++p)
+    if (inside_polygon(&sc->walkable, p, x)) return 1;
+  return 0;
+}
+
+static dart_board board_of(const thr_scenario *sc, const thr_block *bk) {
+  dart_board d = {bk->min, bk->max, NULL, 0};
+  if (bk->layout != THR_LAYOUT_POLYGON) return d;
+  const thr_polyset *ps = &sc->regions;
+  int r = ps->poly_first[bk->region];
+  d.min = d.max = ps->verts[ps->ring_first[r]];
+  for (int v = ps->ring_first[r]; v < ps->ring_first[r + 1]; ++v) {
+    d.min = v2(fminf(d.min.x, ps->verts[v].x), fminf(d.min.y, ps->verts[v].y));
+    d.max = v2(fmaxf(d.max.x, ps->verts[v].x), fmaxf(d.max.y, ps->verts[v].y));
+  }
+  d.region = ps;
+  d.poly = bk->region;
+  return d;
+}
+
+/* Uniform non-overlapping positions by dart throwing; attempt a of agent id
+ * draws with step a, so the result depends only on the seed and ids. */
+static int random_points(const thr_scenario *sc, int b, long n, uint32_t first_id, const float *radius,
                          lattice *l, char *err, size_t errlen) {
   const thr_block *bk = &sc->blocks[b];
-  long n = bk->count;
-  double w = (double)bk->max.x - bk->min.x, h = (double)bk->max.y - bk->min.y;
+  dart_board d = board_of(sc, bk);
+  double w = (double)d.max.x - d.min.x, h = (double)d.max.y - d.min.y;
   double cs = 2.0 * bk->radius_max * sc->prm.radius_scale;
   if (cs <= 0.0) cs = 1.0;
   double cells_x = ceil(w / cs) < 1.0 ? 1.0 : ceil(w / cs), cells_y = ceil(h / cs) < 1.0 ? 1.0 : ceil(h / cs);
@@ -389,7 +466,7 @@ static int random_points(const thr_scenario *sc, int b, uint32_t first_id, const
                   cells_x * cells_y, cs);
   long ncx = (long)cells_x, ncy = (long)cells_y;
   long *head = malloc((size_t)(ncx * ncy) * sizeof(long));
-  long *next = malloc((size_t)n * sizeof(long));
+  long *next = malloc((size_t)(n ? n : 1) * sizeof(long));
   if (!head || !next || lattice_alloc(l, (size_t)n)) {
     free(head);
     free(next);
@@ -401,9 +478,10 @@ static int random_points(const thr_scenario *sc, int b, uint32_t first_id, const
     uint32_t id = first_id + (uint32_t)k;
     int placed = 0;
     for (int a = 0; a < 1000 && !placed; ++a) {
-      double x = bk->min.x + w * thr_rng_uniform(sc->seed, id, (uint64_t)a, STREAM_RANDOM_X);
-      double y = bk->min.y + h * thr_rng_uniform(sc->seed, id, (uint64_t)a, STREAM_RANDOM_Y);
-      long cx = (long)((x - bk->min.x) / cs), cy = (long)((y - bk->min.y) / cs);
+      double x = d.min.x + w * thr_rng_uniform(sc->seed, id, (uint64_t)a, STREAM_RANDOM_X);
+      double y = d.min.y + h * thr_rng_uniform(sc->seed, id, (uint64_t)a, STREAM_RANDOM_Y);
+      if (d.region && !inside_polygon(d.region, d.poly, v2((float)x, (float)y))) continue;
+      long cx = (long)((x - d.min.x) / cs), cy = (long)((y - d.min.y) / cs);
       if (cx >= ncx) cx = ncx - 1;
       if (cy >= ncy) cy = ncy - 1;
       int clear = 1;
@@ -425,9 +503,8 @@ static int random_points(const thr_scenario *sc, int b, uint32_t first_id, const
     if (!placed) {
       char msg[200];
       snprintf(msg, sizeof msg,
-               "cannot place agent %ld of %ld without overlap after 1000 attempts; enlarge the rectangle or "
-               "lower count",
-               k, n);
+               "cannot place agent %ld of %ld without overlap after 1000 attempts; enlarge the %s or lower %s", k,
+               n, d.region ? "region" : "rectangle", d.region && bk->density > 0.0f ? "density" : "count");
       block_error(sc, b, err, errlen, msg);
       free(head);
       free(next);
@@ -452,6 +529,61 @@ static float draw_jitter(uint64_t seed, uint32_t id, uint32_t stream, float amp)
   return amp * (2.0f * thr_rng_uniform(seed, id, 0, stream) - 1.0f);
 }
 
+/* A draw from d (NONE: dflt). A truncated normal draws again (Box-Muller,
+ * attempt a with step a) until inside [lo, hi], and clamps after 64. */
+static float draw_dist(uint64_t seed, uint32_t id, uint32_t stream, const thr_dist *d, float dflt) {
+  switch (d->kind) {
+    case THR_DIST_CONST:
+      return d->a;
+    case THR_DIST_UNIFORM:
+      return draw_range(seed, id, stream, d->a, d->b);
+    case THR_DIST_NORMAL:
+      for (int a = 0; a < 64; ++a) {
+        double u1 = 1.0 - (double)thr_rng_uniform(seed, id, (uint64_t)a, stream);
+        double u2 = (double)thr_rng_uniform(seed, id, (uint64_t)a, stream + 1);
+        double z = sqrt(-2.0 * log(u1)) * cos(2.0 * THR_PI * u2);
+        float v = (float)((double)d->a + (double)d->b * z);
+        if (v >= d->lo && v <= d->hi) return v;
+      }
+      return d->a < d->lo ? d->lo : (d->a > d->hi ? d->hi : d->a);
+    default:
+      return dflt;
+  }
+}
+
+static float draw_radius(const thr_scenario *sc, const thr_block *bk, uint32_t id) {
+  if (bk->radius_dist.kind == THR_DIST_NORMAL)
+    return draw_dist(sc->seed, id, STREAM_NORMAL_U, &bk->radius_dist, bk->radius_min);
+  return draw_range(sc->seed, id, STREAM_RADIUS, bk->radius_min, bk->radius_max);
+}
+
+static float draw_speed(const thr_scenario *sc, const thr_block *bk, uint32_t id) {
+  float v = bk->speed_dist.kind == THR_DIST_NORMAL
+                ? draw_dist(sc->seed, id, STREAM_NORMAL_U + 8, &bk->speed_dist, bk->speed_mean)
+                : bk->speed_mean + draw_jitter(sc->seed, id, STREAM_SPEED, bk->speed_spread);
+  return v < 0.0f ? 0.0f : v;
+}
+
+/* Route, stage and journey of a block's agents (world: the fields). */
+static void set_route(const thr_world *w, const thr_scenario *sc, const thr_block *bk, thr_agent_rec *r) {
+  r->route = r->stage = r->slot = r->journey = -1;
+  switch (bk->route_kind) {
+    case THR_ROUTE_NEAREST_EXIT:
+      r->route = w->nearest_field;
+      break;
+    case THR_ROUTE_EXIT:
+      r->route = w->exit_field[bk->route];
+      break;
+    case THR_ROUTE_JOURNEY:
+      r->journey = bk->route;
+      r->stage = sc->journeys[bk->route].first_stage;
+      r->route = w->stages[r->stage].field;
+      break;
+    default:
+      break;
+  }
+}
+
 /* Check one agent against the world and the obstacles of its cell. */
 static int check_agent(const thr_scenario *sc, const thr_world *w, int b, const thr_agent_rec *r, char *err,
                        size_t errlen) {
@@ -460,6 +592,20 @@ static int check_agent(const thr_scenario *sc, const thr_world *w, int b, const 
     snprintf(msg, sizeof msg, "agent %u at (%g, %g) is outside the world [%g, %g] x [%g, %g]", r->id,
              (double)r->x.x, (double)r->x.y, (double)w->min.x, (double)w->max.x, (double)w->min.y,
              (double)w->max.y);
+    block_error(sc, b, err, errlen, msg);
+    return -1;
+  }
+  if (!walkable_at(sc, r->x)) {
+    snprintf(msg, sizeof msg, "agent %u at (%g, %g) is outside the walkable area", r->id, (double)r->x.x,
+             (double)r->x.y);
+    block_error(sc, b, err, errlen, msg);
+    return -1;
+  }
+  if (r->route >= 0 && !thr_route_reachable(w, r->route, r->x)) {
+    char name[160];
+    snprintf(msg, sizeof msg, "agent %u at (%g, %g) cannot reach %s: no walkable path (after widening the walls "
+             "by routing.clearance)", r->id, (double)r->x.x, (double)r->x.y,
+             thr_route_name(sc, w, r->route, name, sizeof name));
     block_error(sc, b, err, errlen, msg);
     return -1;
   }
@@ -507,6 +653,37 @@ static void set_goal(const thr_scenario *sc, const thr_block *bk, thr_agent_rec 
   r->goal = g;
 }
 
+void thr_populate_agent(const thr_scenario *sc, const thr_world *w, int block, uint32_t id, thr_vec2 x,
+                        float born, thr_agent_rec *r) {
+  const thr_block *bk = &sc->blocks[block];
+  thr_agent_rec_blank(r);
+  r->id = id;
+  r->radius = draw_radius(sc, bk, id);
+  r->inv_mass = 1.0f / draw_range(sc->seed, id, STREAM_MASS, bk->mass_min, bk->mass_max);
+  r->pref_speed = draw_speed(sc, bk, id);
+  r->x = r->p = x;
+  r->group = bk->group;
+  r->born = born;
+  r->release = born + draw_dist(sc->seed, id, STREAM_PREMOVE, &bk->premove, 0.0f);
+  set_goal(sc, bk, r);
+  set_route(w, sc, bk, r);
+}
+
+/* The positions of block b (first id next_id). */
+static int block_positions(const thr_scenario *sc, int b, uint32_t next_id, lattice *l, char *err, size_t errlen) {
+  const thr_block *bk = &sc->blocks[b];
+  if (bk->layout != THR_LAYOUT_RANDOM && bk->layout != THR_LAYOUT_POLYGON) return block_points(sc, b, l, err, errlen);
+  double positions;
+  long n = block_count(sc, b, &positions, err, errlen);
+  if (n < 0) return -1;
+  float *radius = malloc((size_t)(n ? n : 1) * sizeof(float));
+  if (!radius) return out_of_memory(sc, b, (size_t)n, err, errlen);
+  for (long k = 0; k < n; ++k) radius[k] = draw_radius(sc, bk, next_id + (uint32_t)k);
+  int rc = random_points(sc, b, n, next_id, radius, l, err, errlen);
+  free(radius);
+  return rc;
+}
+
 int thr_populate(const thr_scenario *sc, const thr_world *w, const thr_params *prm,
                  int (*keep)(uint32_t id, thr_vec2 x, void *user), void *user, thr_agents *out, char *err,
                  size_t errlen) {
@@ -514,32 +691,15 @@ int thr_populate(const thr_scenario *sc, const thr_world *w, const thr_params *p
   uint32_t next_id = 0;
   for (int b = 0; b < sc->n_blocks; ++b) {
     const thr_block *bk = &sc->blocks[b];
-    lattice l;
-    float *radius = NULL;
-    if (bk->layout == THR_LAYOUT_RANDOM) {
-      radius = malloc((size_t)bk->count * sizeof(float));
-      if (!radius) return out_of_memory(sc, b, (size_t)bk->count, err, errlen);
-      for (long k = 0; k < bk->count; ++k)
-        radius[k] = draw_range(sc->seed, next_id + (uint32_t)k, STREAM_RADIUS, bk->radius_min, bk->radius_max);
-      int rc = random_points(sc, b, next_id, radius, &l, err, errlen);
-      free(radius);
-      if (rc) return -1;
-    } else if (block_points(sc, b, &l, err, errlen)) {
-      return -1;
-    }
+    if (bk->source) continue; /* a source's agents come later (core/evac.c) */
+    lattice l = {0};
+    if (block_positions(sc, b, next_id, &l, err, errlen)) return -1;
     for (size_t k = 0; k < l.n; ++k) {
       thr_agent_rec r;
-      memset(&r, 0, sizeof r);
-      r.id = next_id++;
-      r.radius = draw_range(sc->seed, r.id, STREAM_RADIUS, bk->radius_min, bk->radius_max);
-      r.inv_mass = 1.0f / draw_range(sc->seed, r.id, STREAM_MASS, bk->mass_min, bk->mass_max);
-      r.pref_speed = bk->speed_mean + draw_jitter(sc->seed, r.id, STREAM_SPEED, bk->speed_spread);
-      if (r.pref_speed < 0.0f) r.pref_speed = 0.0f;
-      r.x.x = (float)l.x[k] + draw_jitter(sc->seed, r.id, STREAM_JITTER_X, bk->jitter);
-      r.x.y = (float)l.y[k] + draw_jitter(sc->seed, r.id, STREAM_JITTER_Y, bk->jitter);
-      r.p = r.x;
-      r.group = bk->group;
-      set_goal(sc, bk, &r);
+      uint32_t id = next_id++;
+      thr_vec2 x = v2((float)l.x[k] + draw_jitter(sc->seed, id, STREAM_JITTER_X, bk->jitter),
+                      (float)l.y[k] + draw_jitter(sc->seed, id, STREAM_JITTER_Y, bk->jitter));
+      thr_populate_agent(sc, w, b, id, x, 0.0f, &r);
       if (check_agent(sc, w, b, &r, err, errlen)) {
         lattice_free(&l);
         return -1;

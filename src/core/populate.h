@@ -20,11 +20,19 @@ float thr_scenario_max_radius(const thr_scenario *sc);
  * THR_MAX_AGENTS before it becomes an integer. -1 when a block cannot be
  * laid out or holds too many; the message names the block and the key. */
 long thr_scenario_count(const thr_scenario *sc, char *err, size_t errlen);
+/* Agents of block b at the start (0 for a source's block). */
+long thr_block_agents(const thr_scenario *sc, int b, char *err, size_t errlen);
 
 /* Does laying out `total` agents over `ranks` ranks, `ranks_per_node` of
  * them on this node, fit this node's memory? Checked before any agent is
  * placed; -1 with a message naming the largest block otherwise. */
 int thr_scenario_fits(const thr_scenario *sc, long total, int ranks, int ranks_per_node, char *err, size_t errlen);
+
+/* One agent of block `block` (its properties drawn for id, its route and
+ * stage from the world's fields) at x, entering at time born. Sources use
+ * it too (core/evac.c). */
+void thr_populate_agent(const thr_scenario *sc, const thr_world *w, int block, uint32_t id, thr_vec2 x,
+                        float born, thr_agent_rec *r);
 
 /* Create all agents with global ids 0..N-1 in block order; agents for which
  * keep(id, x, user) returns 0 are skipped (a rank keeps only its own).

@@ -5,13 +5,15 @@
 #include <string.h>
 
 #include "decomp/decomp.h"
+#include "evac.h"
 #include "populate.h"
+#include "routes.h"
 
 const char *thr_phase_name(int phase) {
-  static const char *const names[] = {"predict", "grid", "halo", "migrate", "metrics"};
+  static const char *const names[] = {"predict", "grid", "evacuation", "halo", "migrate", "metrics"};
   if (phase == THR_PHASE_PREDICT || phase == THR_PHASE_GRID) return names[phase];
-  if (phase > THR_PHASE_GRID && phase < THR_PHASE_HALO) return thr_pass_label(phase - THR_PHASE_GRID - 1);
-  if (phase >= THR_PHASE_HALO && phase < THR_PHASE_COUNT) return names[2 + phase - THR_PHASE_HALO];
+  if (phase > THR_PHASE_GRID && phase < THR_PHASE_EVACUATION) return thr_pass_label(phase - THR_PHASE_GRID - 1);
+  if (phase >= THR_PHASE_EVACUATION && phase < THR_PHASE_COUNT) return names[2 + phase - THR_PHASE_EVACUATION];
   return "?";
 }
 
@@ -82,11 +84,13 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
   s->seed = sc->seed;
   plan_passes(s);
   if (thr_world_init(&s->world, sc, &s->prm, thr_scenario_max_radius(sc), err, errlen)) return -1;
+  int rrc = thr_routes_build(&s->world, sc, err, errlen);
+  if (rrc) return rrc;
   /* sizes and memory first: nothing is enumerated or allocated for a
    * scenario that cannot fit */
   long n = thr_scenario_count(sc, err, errlen);
   if (n < 0 || thr_scenario_fits(sc, n, s->nranks, ranks_on_node(comm), err, errlen)) return -1;
-  s->n_global = n;
+  s->n_global = s->n_initial = n;
   thr_decomp_opts dopts = {sc->balance_every, sc->balance_threshold};
   int drc = thr_decomp_create(&s->dc, comm, &s->world, &s->prm, &dopts, err, errlen);
   if (drc) return drc; /* -1: more ranks than the grid admits (bad input) */
@@ -119,6 +123,10 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
     return -2;
   }
   thr_agents_free(&owned);
+  if (sc->n_exits || sc->n_journeys || sc->n_sources) {
+    int erc = thr_evac_create(&s->evac, sc, &s->world, comm, n, err, errlen);
+    if (erc) return erc;
+  }
   /* a neighbour index for the initial state (metrics of step 0) */
   s->be->ops->sort_owned(s->be);
   thr_decomp_exchange(s->dc, s->be);
@@ -127,6 +135,7 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
 }
 
 void thr_sim_free(thr_sim *s) {
+  thr_evac_free(s->evac);
   if (s->be) s->be->ops->destroy(s->be);
   thr_decomp_free(s->dc);
   thr_world_free(&s->world);
@@ -162,7 +171,7 @@ void thr_sim_step(thr_sim *s) {
   const thr_params *prm = &s->prm;
 
   /* plan and predict (Algorithm 1 lines 1-5) */
-  PHASE(s, THR_PHASE_PREDICT, B->predict(b));
+  PHASE(s, THR_PHASE_PREDICT, B->predict(b, (float)((double)s->step * prm->dt)));
   /* neighbours (lines 6-8): owned agents in (cell, id) order, then the
    * decomposition moves agents and ghosts, then the full index */
   PHASE(s, THR_PHASE_GRID, B->sort_owned(b));
@@ -177,6 +186,9 @@ void thr_sim_step(thr_sim *s) {
   /* velocities (lines 22-27); XSPH reads the neighbours' new velocities */
   run_pass(s, THR_PASS_VELOCITY);
   run_pass(s, THR_PASS_FINALIZE);
+  /* agents leave at exits, journeys advance, sources add agents */
+  if (s->evac) PHASE(s, THR_PHASE_EVACUATION, s->n_global += thr_evac_after_step(s->evac, b, s->dc,
+                                                                                   (double)(s->step + 1) * prm->dt));
   s->step++;
   s->timers.steps++;
 }

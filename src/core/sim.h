@@ -33,8 +33,10 @@ typedef struct thr_sim {
   thr_world world;
   thr_backend *be;
   struct thr_decomp *dc; /* domain decomposition (decomp/) */
+  struct thr_evac *evac; /* exits, journeys, sources (core/evac.c); NULL without */
   long step;
-  long n_global; /* agents in the whole simulation */
+  long n_global; /* agents in the whole simulation now (exits remove, sources add) */
+  long n_initial; /* ... at the start */
   uint64_t seed;
   int timing;    /* synchronise the backend around phases for exact times */
   thr_timers timers;

@@ -57,6 +57,10 @@ void thr_decomp_forward(thr_decomp *d, thr_backend *b, thr_field_mask fields);
  * unpacks (a no-op when nothing is in flight). One forward at a time. */
 void thr_decomp_forward_begin(thr_decomp *d, thr_backend *b, thr_field_mask fields);
 void thr_decomp_forward_end(thr_decomp *d, thr_backend *b);
+/* This rank removed agents (exits) and added some (sources) outside a
+ * migration: the conservation check's expectation and reference follow. */
+void thr_decomp_note_agents(thr_decomp *d, const uint32_t *removed, size_t n_removed, const uint32_t *added,
+                            size_t n_added);
 /* Does this rank exchange halos (several ranks, neighbours present)? */
 int thr_decomp_overlaps(const thr_decomp *d);
 /* Rank 0 writes one CSV row per balance check to f (columns step, ranks,

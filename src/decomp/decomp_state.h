@@ -89,6 +89,8 @@ struct thr_decomp {
   uint64_t ref_count, ref_sum, ref_sq;
   uint64_t id_sum, id_sq;
   long expect; /* owned agents + pending records this rank should hold */
+  int64_t delta_count; /* agents added - removed here since the last check (exits, sources) */
+  uint64_t delta_sum, delta_sq;
   long step_sent, step_recv, step_before;
 
   /* halo plan of this step and the forward in flight */

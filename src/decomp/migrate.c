@@ -114,6 +114,27 @@ void thr_migrate(thr_decomp *d, thr_backend *b, int mode) {
   d->cells_valid = 0;
 }
 
+void thr_decomp_note_agents(thr_decomp *d, const uint32_t *removed, size_t n_removed, const uint32_t *added,
+                            size_t n_added) {
+  if (!d || d->nranks == 1) return;
+  for (size_t k = 0; k < n_removed; ++k) add_id(d, removed[k], -1);
+  for (size_t k = 0; k < n_added; ++k) add_id(d, added[k], +1);
+  d->expect += (long)n_added - (long)n_removed;
+  /* the reference moves by the same amounts, summed over the ranks at the
+   * next check */
+  d->delta_count += (int64_t)n_added - (int64_t)n_removed;
+  for (size_t k = 0; k < n_removed; ++k) {
+    uint64_t v = removed[k];
+    d->delta_sum -= v;
+    d->delta_sq -= v * v;
+  }
+  for (size_t k = 0; k < n_added; ++k) {
+    uint64_t v = added[k];
+    d->delta_sum += v;
+    d->delta_sq += v * v;
+  }
+}
+
 void thr_conservation_init(thr_decomp *d, thr_backend *b) {
   b->comm->id_checksum(b, &d->id_sum, &d->id_sq);
   d->expect = (long)b->ops->n_owned(b);
@@ -166,8 +187,15 @@ long thr_conservation_check(thr_decomp *d, thr_backend *b, int verify_ids) {
     d->id_sum = s;
     d->id_sq = q;
   }
-  uint64_t v[5] = {(uint64_t)have, d->id_sum, d->id_sq, (uint64_t)bad, (uint64_t)d->n_pending};
-  MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_UINT64_T, MPI_SUM, d->comm);
+  uint64_t v[8] = {(uint64_t)have, d->id_sum, d->id_sq, (uint64_t)bad, (uint64_t)d->n_pending,
+                   (uint64_t)d->delta_count, d->delta_sum, d->delta_sq};
+  MPI_Allreduce(MPI_IN_PLACE, v, 8, MPI_UINT64_T, MPI_SUM, d->comm);
+  /* agents that left or were added since the last check (exits, sources) */
+  d->ref_count += v[5];
+  d->ref_sum += v[6];
+  d->ref_sq += v[7];
+  d->delta_count = 0;
+  d->delta_sum = d->delta_sq = 0;
   if (v[0] != d->ref_count || v[1] != d->ref_sum || v[2] != d->ref_sq || v[3] != 0) report_violation(d, v, have, bad);
   return (long)v[4];
 }

@@ -35,6 +35,40 @@ typedef struct thr_metrics_partial {
   double max_wall_overlap;
 } thr_metrics_partial;
 
+/* ---- evacuation (core/evac.c; docs/decisions/0003-evacuation.md) ---- */
+
+/* An owned agent that reached its stage (THR_FLAG_ARRIVED) or its slot
+ * (THR_FLAG_SEATED) in the last FINALIZE; core/evac.c also uses it for the
+ * agents that left (THR_FLAG_EXITED). */
+typedef struct thr_stage_event {
+  uint32_t id, flags;
+  int32_t stage, slot, journey;
+} thr_stage_event;
+
+/* New stage, route and slot of agent `id`. */
+typedef struct thr_stage_assign {
+  uint32_t id;
+  int32_t stage, route, slot;
+} thr_stage_assign;
+
+/* What evac_collect hands out (backend buffers, valid until its next call). */
+typedef struct thr_evac_collect {
+  const thr_agent_rec *exited; /* removed agents, in storage order */
+  size_t n_exited;
+  const thr_stage_event *events;
+  size_t n_events;
+} thr_evac_collect;
+
+/* Counts that evac_measure adds to (host arrays sized from the world; NULL
+ * entries are skipped): owned agents and the sum of their speeds in
+ * THR_SPEED_QUANTUM per measurement area and per map cell, and crossings of
+ * each measurement line since the last call. */
+typedef struct thr_evac_counts {
+  int64_t *area_agents, *area_speed; /* [n_areas] */
+  int64_t *map_agents, *map_speed;   /* [map_nx * map_ny] */
+  int64_t *line_crossings;           /* [n_lines] */
+} thr_evac_counts;
+
 typedef struct thr_backend thr_backend;
 struct thr_backend_comm_ops;
 
@@ -54,7 +88,7 @@ typedef struct thr_backend_ops {
   size_t (*n_owned)(thr_backend *b);
 
   /* The step, in driver order (docs/architecture.md). */
-  void (*predict)(thr_backend *b);     /* plan, blend, x* (owned) */
+  void (*predict)(thr_backend *b, float time); /* plan, blend, x* (owned); time: the step's start [s] */
   void (*sort_owned)(thr_backend *b);  /* cells from x*, owned agents reordered by (cell, id) */
   void (*build_index)(thr_backend *b); /* neighbour index over owned and ghost agents */
   /* One pass of the pass table (kind: THR_PASS_*) over a part (THR_PART_*)
@@ -67,6 +101,20 @@ typedef struct thr_backend_ops {
    * wait = 0: of the last one that has completed without waiting, which a
    * GPU backend may report one step late (then *late = 1). */
   uint64_t (*nonfinite)(thr_backend *b, int wait, int *late);
+
+  /* Evacuation, after FINALIZE (unused, and cheap, without exits, stages or
+   * sources). Remove the owned agents flagged EXITED and hand out the stage
+   * events of the others, clearing their event flags. */
+  int (*evac_collect)(thr_backend *b, thr_evac_collect *out);
+  /* Apply as[0..n) (sorted by id) to the owned agents among them. */
+  int (*evac_assign)(thr_backend *b, const thr_stage_assign *as, size_t n);
+  /* Append new owned agents (sources). */
+  int (*insert)(thr_backend *b, const thr_agent_rec *recs, size_t n);
+  /* free_out[k] = 1 when no local agent (owned or ghost, at its current
+   * position) overlaps the disk (pts[k], radius[k]) at contact distance. */
+  int (*probe_free)(thr_backend *b, const thr_vec2 *pts, const float *radius, size_t n, unsigned char *free_out);
+  /* Add measurement counts (thr_evac_counts). */
+  int (*evac_measure)(thr_backend *b, thr_evac_counts *out);
   void (*sync)(thr_backend *b); /* wait for queued work (timing) */
 
   /* Bytes of backend memory (device memory for the CUDA backend) held for

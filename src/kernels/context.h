@@ -61,6 +61,35 @@ static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) 
   return c;
 }
 
+/* The evacuation view of the world (host pointers; a GPU backend replaces
+ * them with its copies). */
+static inline thr_evac_view thr_world_evac_view(const thr_world *w) {
+  thr_evac_view e;
+  memset(&e, 0, sizeof e);
+  e.n_exits = w->n_exits;
+  e.exit_vfirst = w->exit_vfirst;
+  e.exit_verts = w->exit_verts;
+  e.exit_cell_offset = w->n_exits ? w->exit_cell_offset : NULL;
+  e.exit_cell_items = w->exit_cell_items;
+  e.n_fields = w->n_fields;
+  e.fox = w->fox;
+  e.foy = w->foy;
+  e.fh = w->fh;
+  e.fnx = w->fnx;
+  e.fny = w->fny;
+  e.fields = w->fields;
+  e.stages = w->stages;
+  e.slots = w->slots;
+  e.n_lines = w->n_lines;
+  e.lines = w->lines;
+  return e;
+}
+
+/* Is the world's evacuation part used at all (exits, stages, lines)? */
+static inline int thr_world_has_evacuation(const thr_world *w) {
+  return w->n_exits > 0 || w->n_stages > 0 || w->n_lines > 0 || w->n_areas > 0 || w->map_nx > 0;
+}
+
 /* Point a kernel context at a backend's current arrays (host or device
  * pointers): the agent fields and the neighbour index. */
 static inline void thr_ctx_bind(thr_ctx *c, const thr_agents *a, const int *offset, const int *order,

@@ -13,9 +13,10 @@
 #include "base/hostdevice.h"
 #include "obstacles_view.h"
 #include "base/params.h"
+#include "evac.h"
 #include "physics.h"
 
-/* agent flags */
+/* agent flags (evac.h has the others) */
 enum { THR_FLAG_AT_GOAL = 1u };
 
 /* Everything a pass reads. Pointers are host or device pointers of the
@@ -34,22 +35,28 @@ typedef struct thr_ctx {
   const thr_vec2 *x; /* positions at the start of the step, x^n */
   const thr_vec2 *p; /* predicted positions x* (current iterate) */
   const thr_vec2 *v; /* velocities (see each pass) */
+  thr_evac_view ev;  /* time, exits, distance fields, stages, measurement lines */
 } thr_ctx;
 
 THR_HD float thr_tie(uint32_t idi, uint32_t idj) { return idi < idj ? 1.0f : -1.0f; }
 
-/* Plan and predict (section 4.1): preferred velocity to the closest goal
- * (zero once the agent is at its goal), blending, prediction x*. */
-THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, thr_vec2 x, thr_vec2 v, float pref_speed,
-                                  int goal_set, thr_vec2 personal, uint32_t flags) {
-  thr_vec2 vp = v2(0.0f, 0.0f);
-  thr_vec2 target = v2(0.0f, 0.0f);
+/* Plan and predict (section 4.1): the preferred velocity — zero before
+ * the agent's release time (pre-movement); down its distance field when it
+ * has a route; else towards the closest goal, zero once there — then
+ * blending and the prediction x*. */
+THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, const thr_agents *a, int i) {
+  thr_vec2 x = a->x[i], vp = v2(0.0f, 0.0f), target = v2(0.0f, 0.0f);
   int inside = 0;
-  if (!(flags & THR_FLAG_AT_GOAL) &&
-      thr_agent_target(&c->goals, goal_set, personal, x, c->prm.arrive_radius, &target, &inside) &&
-      !inside)
-    vp = thr_preferred_velocity(x, target, pref_speed, c->prm.dt);
-  return thr_predict(x, thr_blend_velocity(v, vp, c->prm.alpha), c->prm.dt);
+  if (c->ev.time < a->release[i]) {
+    /* standing: pre-movement */
+  } else if (a->route[i] >= 0) {
+    vp = thr_evac_preferred(&c->ev, x, a->pref_speed[i], a->route[i], a->slot[i], c->prm.dt);
+  } else if (!(a->flags[i] & THR_FLAG_AT_GOAL) &&
+             thr_agent_target(&c->goals, a->goal_set[i], a->goal[i], x, c->prm.arrive_radius, &target, &inside) &&
+             !inside) {
+    vp = thr_preferred_velocity(x, target, a->pref_speed[i], c->prm.dt);
+  }
+  return thr_predict(x, thr_blend_velocity(a->v[i], vp, c->prm.alpha), c->prm.dt);
 }
 
 /* Stability iteration (Algorithm 1 lines 9-15): contact constraints on the
@@ -243,6 +250,34 @@ THR_HD int thr_agent_at_goal(const thr_ctx *c, thr_vec2 x, int goal_set, thr_vec
   int inside = 0;
   return thr_agent_target(&c->goals, goal_set, personal, x, c->prm.arrive_radius, &t, &inside) &&
          inside;
+}
+
+/* ---- evacuation bookkeeping of FINALIZE ----------------------------------- */
+
+/* The flags an agent gains at its new position x (local cell `cell`): its
+ * stage events, and THR_FLAG_EXITED inside an exit. */
+THR_HD uint32_t thr_agent_evac_flags(const thr_ctx *c, int cell, thr_vec2 x, int stage, int slot) {
+  uint32_t f = thr_evac_stage_events(&c->ev, x, stage, slot);
+  if (thr_evac_exit_at(&c->ev, cell, x) >= 0) f |= THR_FLAG_EXITED;
+  return f;
+}
+
+/* Is a disk of radius r at p clear of every local agent (owned or ghost,
+ * positions c->x) at contact distance? Queries the step's grid, whose
+ * rings cover the motion since it was built (skin). */
+THR_HD int thr_point_is_free(const thr_ctx *c, thr_vec2 p, float r) {
+  thr_nbr_iter it;
+  thr_nbr_begin(&it, &c->grid, thr_local_cell(&c->grid, p), c->k_contact);
+  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+    float d = (r + c->radius[j]) * c->prm.radius_scale;
+    if (v2_len2(v2_sub(p, c->x[j])) < d * d) return 0;
+  }
+  return 1;
+}
+
+/* Distance walked after a step from x_old to x_new. */
+THR_HD float thr_agent_travel(float travel, thr_vec2 x_old, thr_vec2 x_new) {
+  return travel + v2_len(v2_sub(x_new, x_old));
 }
 
 /* ---- health: the run stops on a non-finite state ------------------------ */

@@ -131,7 +131,7 @@ static void fixture_free(fixture *f) {
 
 static void add_agent(fixture *f, uint32_t id, thr_vec2 x, thr_vec2 p, thr_vec2 v, float radius) {
   thr_agent_rec r;
-  memset(&r, 0, sizeof r);
+  thr_agent_rec_blank(&r);
   r.id = id;
   r.x = x;
   r.p = p;
@@ -397,7 +397,7 @@ THR_TEST(every_pass_matches_the_shared_functions) {
   fixture_init(&f, 1);
   add_crowd(&f, 300);
   thr_backend *b = load(&f);
-  b->ops->predict(b);
+  b->ops->predict(b, 0.0f);
   b->ops->sort_owned(b);
   b->ops->build_index(b);
   thr_agents before, want, got;

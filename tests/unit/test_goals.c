@@ -227,6 +227,25 @@ THR_TEST(predict) {
  * dt 0.5: vp = (0, 2), vb = (0.5, 1), x* = (0.25, 0.5).
  * At goal (flag set): vp = 0, vb = (0.5, 0), x* = (0.25, 0).
  * Within the arrive radius: the same as at goal. */
+/* One agent at x moving at v (speed 2 m/s) towards goal set gs / goal g. */
+static thr_vec2 predict_one(const thr_ctx *c, thr_vec2 x, int gs, thr_vec2 g, uint32_t flags) {
+  thr_agents a;
+  thr_agents_init(&a);
+  thr_agent_rec r;
+  thr_agent_rec_blank(&r);
+  r.x = x;
+  r.p = x;
+  r.v = v2(1.0f, 0.0f);
+  r.pref_speed = 2.0f;
+  r.goal_set = gs;
+  r.goal = g;
+  r.flags = flags;
+  CHECK(thr_agents_push(&a, &r) == 0);
+  thr_vec2 p = thr_agent_predict(c, &a, 0);
+  thr_agents_free(&a);
+  return p;
+}
+
 THR_TEST(agent_predict_pass) {
   thr_goal goals[6];
   thr_ctx c;
@@ -235,23 +254,41 @@ THR_TEST(agent_predict_pass) {
   c.prm.dt = 0.5f;
   c.prm.alpha = 0.5f;
   c.prm.arrive_radius = 0.5f;
-  thr_vec2 p = thr_agent_predict(&c, v2(0.0f, 0.0f), v2(1.0f, 0.0f), 2.0f, THR_GOALSET_PERSONAL,
-                                 v2(0.0f, 10.0f), 0u);
+  thr_vec2 p = predict_one(&c, v2(0.0f, 0.0f), THR_GOALSET_PERSONAL, v2(0.0f, 10.0f), 0u);
   CHECK_NEAR(p.x, 0.25, TOL);
   CHECK_NEAR(p.y, 0.5, TOL);
-  p = thr_agent_predict(&c, v2(0.0f, 0.0f), v2(1.0f, 0.0f), 2.0f, THR_GOALSET_PERSONAL,
-                        v2(0.0f, 10.0f), THR_FLAG_AT_GOAL);
+  p = predict_one(&c, v2(0.0f, 0.0f), THR_GOALSET_PERSONAL, v2(0.0f, 10.0f), THR_FLAG_AT_GOAL);
   CHECK_NEAR(p.x, 0.25, TOL);
   CHECK_NEAR(p.y, 0.0, TOL);
-  p = thr_agent_predict(&c, v2(0.0f, 9.8f), v2(1.0f, 0.0f), 2.0f, THR_GOALSET_PERSONAL,
-                        v2(0.0f, 10.0f), 0u);
+  p = predict_one(&c, v2(0.0f, 9.8f), THR_GOALSET_PERSONAL, v2(0.0f, 10.0f), 0u);
   CHECK_NEAR(p.x, 0.25, TOL);
   CHECK_NEAR(p.y, 9.8, TOL);
   /* set 0 from (0, 0): target (-2, 0) (disk), vp = (-2, 0),
    * vb = 0.5 (1, 0) + 0.5 (-2, 0) = (-0.5, 0), x* = (-0.25, 0) */
-  p = thr_agent_predict(&c, v2(0.0f, 0.0f), v2(1.0f, 0.0f), 2.0f, 0, v2(0.0f, 0.0f), 0u);
+  p = predict_one(&c, v2(0.0f, 0.0f), 0, v2(0.0f, 0.0f), 0u);
   CHECK_NEAR(p.x, -0.25, TOL);
   CHECK_NEAR(p.y, 0.0, TOL);
+  /* pre-movement: before its release time the agent does not plan (vp = 0) */
+  c.ev.time = 1.0f;
+  thr_agents a;
+  thr_agents_init(&a);
+  thr_agent_rec r;
+  thr_agent_rec_blank(&r);
+  r.v = v2(1.0f, 0.0f);
+  r.pref_speed = 2.0f;
+  r.goal_set = THR_GOALSET_PERSONAL;
+  r.goal = v2(0.0f, 10.0f);
+  r.release = 3.0f;
+  CHECK(thr_agents_push(&a, &r) == 0);
+  p = thr_agent_predict(&c, &a, 0); /* vb = 0.5 (1, 0): x* = (0.25, 0) */
+  CHECK_NEAR(p.x, 0.25, TOL);
+  CHECK_NEAR(p.y, 0.0, TOL);
+  c.ev.time = 3.0f; /* released: as the first case */
+  p = thr_agent_predict(&c, &a, 0);
+  CHECK_NEAR(p.x, 0.25, TOL);
+  CHECK_NEAR(p.y, 0.5, TOL);
+  thr_agents_free(&a);
+  c.ev.time = 0.0f;
   /* at-goal bookkeeping */
   CHECK(thr_agent_at_goal(&c, v2(0.0f, 9.8f), THR_GOALSET_PERSONAL, v2(0.0f, 10.0f)) == 1);
   CHECK(thr_agent_at_goal(&c, v2(0.0f, 9.0f), THR_GOALSET_PERSONAL, v2(0.0f, 10.0f)) == 0);

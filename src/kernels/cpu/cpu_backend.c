@@ -25,6 +25,13 @@ typedef struct cpu_state {
   void *hbuf[2]; /* halo message buffers (send, receive) */
   size_t hbuf_cap[2];
   thr_parts parts; /* interior, then boundary agents (set_interior) */
+  /* evacuation */
+  const thr_world *world; /* exits, areas, maps (host arrays) */
+  int evac;               /* the world has an evacuation part */
+  int64_t line_cross[THR_MAX_LINES]; /* crossings since the last evac_measure */
+  thr_agent_rec *exited;
+  thr_stage_event *events;
+  size_t exited_cap, events_cap;
   uint64_t nonfinite, nonfinite_part; /* health of the last FINALIZE; of its parts so far */
 } cpu_state;
 
@@ -77,6 +84,9 @@ static int cpu_set_world(thr_backend *b, const thr_world *w, const thr_params *p
   s->base = thr_ctx_static(w, prm);
   s->base.obs = thr_world_obstacle_view(w);
   s->base.goals = thr_world_goal_view(w);
+  s->base.ev = thr_world_evac_view(w);
+  s->world = w;
+  s->evac = thr_world_has_evacuation(w);
   s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;
   free(s->offset);
   free(s->cursor);
@@ -124,14 +134,14 @@ static size_t cpu_n_owned(thr_backend *b) { return state(b)->a.n_owned; }
 
 /* ---- phases ------------------------------------------------------------------ */
 
-static void cpu_predict(thr_backend *b) {
+static void cpu_predict(thr_backend *b, float time) {
   cpu_state *s = state(b);
+  s->base.ev.time = time;
   thr_ctx c = make_ctx(s);
   thr_agents *a = &s->a;
   long n = (long)a->n_owned;
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i)
-    a->p[i] = thr_agent_predict(&c, a->x[i], a->v[i], a->pref_speed[i], a->goal_set[i], a->goal[i], a->flags[i]);
+  for (long i = 0; i < n; ++i) a->p[i] = thr_agent_predict(&c, a, (int)i);
 }
 
 static void assign_cells(cpu_state *s, size_t from, size_t to) {
@@ -190,15 +200,23 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
     case THR_STAGE_FINAL: {
       c.v = a->vnew; /* XSPH reads the un-smoothed new velocities */
       uint64_t bad = part == THR_PART_BOUNDARY ? s->nonfinite_part : THR_ALL_FINITE;
-#pragma omp parallel for schedule(static) reduction(min : bad)
+      int evac = s->evac, nl = c.ev.n_lines;
+      int64_t cross[THR_MAX_LINES] = {0};
+#pragma omp parallel for schedule(static) reduction(min : bad) reduction(+ : cross)
       for (long t = 0; t < r.n; ++t) {
         long i = THR_PART_AGENT(r, t);
+        thr_vec2 x_old = a->x[i];
         a->v[i] = thr_agent_xsph_clamp(&c, (int)i, a->v[i]);
         a->x[i] = a->p[i];
         if (thr_agent_at_goal(&c, a->x[i], a->goal_set[i], a->goal[i])) a->flags[i] |= THR_FLAG_AT_GOAL;
         int field = thr_nonfinite_field(a->x[i], a->p[i], a->v[i]);
         if (field >= 0 && thr_nonfinite_key(a->id[i], field) < bad) bad = thr_nonfinite_key(a->id[i], field);
+        if (!evac) continue;
+        a->travel[i] = thr_agent_travel(a->travel[i], x_old, a->x[i]);
+        a->flags[i] |= thr_agent_evac_flags(&c, thr_local_cell(&c.grid, a->x[i]), a->x[i], a->stage[i], a->slot[i]);
+        for (int k = 0; k < nl; ++k) cross[k] += thr_evac_crosses(&c.ev, k, x_old, a->x[i]);
       }
+      for (int k = 0; k < nl; ++k) s->line_cross[k] += cross[k];
       if (part == THR_PART_INTERIOR)
         s->nonfinite_part = bad;
       else
@@ -272,6 +290,119 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
 }
 
 static void cpu_sync(thr_backend *b) { (void)b; }
+
+/* ---- evacuation ------------------------------------------------------------- */
+
+/* Grow a backend-owned host buffer of n items. */
+static int grow_buffer(void **p, size_t *cap, size_t n, size_t elem) {
+  if (n <= *cap) return 0;
+  size_t want = *cap ? *cap : 64;
+  while (want < n) want *= 2;
+  void *q = realloc(*p, want * elem);
+  if (!q) return -1;
+  *p = q;
+  *cap = want;
+  return 0;
+}
+
+static int cpu_evac_collect(thr_backend *b, thr_evac_collect *out) {
+  cpu_state *s = state(b);
+  thr_agents *a = &s->a;
+  size_t n_ex = 0, n_ev = 0, keep = 0;
+  for (size_t i = 0; i < a->n_owned; ++i) {
+    uint32_t f = a->flags[i];
+    if (f & THR_FLAG_EXITED) {
+      if (grow_buffer((void **)&s->exited, &s->exited_cap, n_ex + 1, sizeof *s->exited)) return out_of_memory(b, n_ex);
+      thr_agent_load(a, i, &s->exited[n_ex++]);
+      continue;
+    }
+    if (f & (THR_FLAG_ARRIVED | THR_FLAG_SEATED)) {
+      if (grow_buffer((void **)&s->events, &s->events_cap, n_ev + 1, sizeof *s->events)) return out_of_memory(b, n_ev);
+      thr_stage_event e = {a->id[i], f & (THR_FLAG_ARRIVED | THR_FLAG_SEATED), a->stage[i], a->slot[i],
+                           a->journey[i]};
+      s->events[n_ev++] = e;
+      a->flags[i] = f & ~(uint32_t)(THR_FLAG_ARRIVED | THR_FLAG_SEATED);
+    }
+    if (keep != i) { /* close the gaps of the removed, keeping the order */
+      thr_agent_rec r;
+      thr_agent_load(a, i, &r);
+      thr_agent_store(a, keep, &r);
+    }
+    keep++;
+  }
+  if (n_ex) {
+    a->n = a->n_owned = keep; /* ghosts dropped: the next exchange sets them */
+    s->parts.valid = 0;
+  }
+  out->exited = s->exited;
+  out->n_exited = n_ex;
+  out->events = s->events;
+  out->n_events = n_ev;
+  return 0;
+}
+
+/* The assignment for id, or NULL (as sorted by id). */
+static const thr_stage_assign *find_assign(const thr_stage_assign *as, size_t n, uint32_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (as[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && as[lo].id == id ? &as[lo] : NULL;
+}
+
+static int cpu_evac_assign(thr_backend *b, const thr_stage_assign *as, size_t n) {
+  cpu_state *s = state(b);
+  thr_agents *a = &s->a;
+  long owned = (long)a->n_owned;
+  if (!n) return 0;
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < owned; ++i) {
+    const thr_stage_assign *g = find_assign(as, n, a->id[i]);
+    if (!g) continue;
+    a->stage[i] = g->stage;
+    a->route[i] = g->route;
+    a->slot[i] = g->slot;
+  }
+  return 0;
+}
+
+static int cpu_probe_free(thr_backend *b, const thr_vec2 *pts, const float *radius, size_t n,
+                          unsigned char *free_out) {
+  cpu_state *s = state(b);
+  thr_ctx c = make_ctx(s);
+  for (size_t k = 0; k < n; ++k) free_out[k] = (unsigned char)thr_point_is_free(&c, pts[k], radius[k]);
+  return 0;
+}
+
+static int cpu_evac_measure(thr_backend *b, thr_evac_counts *out) {
+  cpu_state *s = state(b);
+  const thr_world *w = s->world;
+  const thr_agents *a = &s->a;
+  for (size_t i = 0; i < a->n_owned; ++i) {
+    thr_vec2 x = a->x[i];
+    int64_t q = thr_speed_quanta(v2_len(a->v[i]));
+    for (int k = 0; out->area_agents && k < w->n_areas; ++k) {
+      const int *vf = w->area_vfirst;
+      if (!thr_polygon_contains(w->area_verts + vf[k], vf[k + 1] - vf[k], x)) continue;
+      out->area_agents[k]++;
+      out->area_speed[k] += q;
+    }
+    int cell = thr_map_cell(w->map_ox, w->map_oy, w->map_cell, w->map_nx, w->map_ny, x);
+    if (out->map_agents && cell >= 0) {
+      out->map_agents[cell]++;
+      out->map_speed[cell] += q;
+    }
+  }
+  for (int k = 0; out->line_crossings && k < w->n_lines; ++k) {
+    out->line_crossings[k] += s->line_cross[k];
+    s->line_cross[k] = 0;
+  }
+  return 0;
+}
 
 static uint64_t cpu_nonfinite(thr_backend *b, int wait, int *late) {
   (void)wait;
@@ -434,6 +565,8 @@ static void cpu_destroy(thr_backend *b) {
   free(s->cursor);
   free(s->halo_idx);
   free(s->parts.list);
+  free(s->exited);
+  free(s->events);
   free(s->hbuf[0]);
   free(s->hbuf[1]);
   free(s);
@@ -454,6 +587,11 @@ static const thr_backend_ops cpu_ops = {
     .pass = cpu_pass,
     .measure = cpu_measure,
     .nonfinite = cpu_nonfinite,
+    .evac_collect = cpu_evac_collect,
+    .evac_assign = cpu_evac_assign,
+    .insert = cpu_append_owned,
+    .probe_free = cpu_probe_free,
+    .evac_measure = cpu_evac_measure,
     .sync = cpu_sync,
 };
 

@@ -62,6 +62,7 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
   s->d_count = upload_array<int>(s, NULL, s->ncell + 1);
   CUDA_CHECK(cudaMemset(s->d_offset, 0, (s->ncell + 1) * sizeof(int)));
   s->order_is_identity = 0;
+  thr_cuda_evac_set_world(s, w);
   return 0;
 }
 
@@ -72,9 +73,27 @@ static int cuda_copy_out(thr_backend *b, thr_agents *all, thr_field_mask mask) {
 }
 static size_t cuda_n_owned(thr_backend *b) { return state(b)->a.n_owned; }
 
-static void cuda_predict(thr_backend *b) {
+static void cuda_predict(thr_backend *b, float time) {
   nvtx_range r("predict");
-  thr_cuda_predict(state(b));
+  thr_cuda_predict(state(b), time);
+}
+static int cuda_evac_collect(thr_backend *b, thr_evac_collect *out) {
+  nvtx_range r("evac_collect");
+  return thr_cuda_evac_collect(state(b), out);
+}
+static int cuda_evac_assign(thr_backend *b, const thr_stage_assign *as, size_t n) {
+  return thr_cuda_evac_assign(state(b), as, n);
+}
+static int cuda_insert(thr_backend *b, const thr_agent_rec *recs, size_t n) {
+  return thr_cuda_append_owned(state(b), recs, n);
+}
+static int cuda_probe_free(thr_backend *b, const thr_vec2 *pts, const float *radius, size_t n,
+                           unsigned char *out) {
+  return thr_cuda_probe_free(state(b), pts, radius, n, out);
+}
+static int cuda_evac_measure(thr_backend *b, thr_evac_counts *out) {
+  nvtx_range r("evac_measure");
+  return thr_cuda_evac_measure(state(b), out);
 }
 
 __global__ void k_iota(int n, int *a) {
@@ -212,6 +231,8 @@ static void cuda_destroy(thr_backend *b) {
   cuda_state *s = state(b);
   cudaStreamSynchronize(s->stream);
   free_world(s);
+  thr_cuda_evac_free(s);
+  if (s->d_stage2) cudaFree(s->d_stage2);
   thr_cuda_free_agents(s);
   if (s->d_scan_tmp) cudaFree(s->d_scan_tmp);
   if (s->lr_list) cudaFree(s->lr_list);
@@ -248,6 +269,11 @@ static const thr_backend_ops cuda_ops = {
     .pass = cuda_pass,
     .measure = cuda_measure,
     .nonfinite = cuda_nonfinite,
+    .evac_collect = cuda_evac_collect,
+    .evac_assign = cuda_evac_assign,
+    .insert = cuda_insert,
+    .probe_free = cuda_probe_free,
+    .evac_measure = cuda_evac_measure,
     .sync = cuda_sync,
     .memory_bytes = cuda_memory_bytes,
 };

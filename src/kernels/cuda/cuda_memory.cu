@@ -107,6 +107,16 @@ void *thr_cuda_stage(cuda_state *s, size_t bytes) {
   return s->d_stage;
 }
 
+void *thr_cuda_stage2(cuda_state *s, size_t bytes) {
+  if (bytes > s->stage2_cap) {
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    if (s->d_stage2) CUDA_CHECK(cudaFree(s->d_stage2));
+    s->stage2_cap = bytes + bytes / 2 + 4096;
+    CUDA_CHECK(cudaMalloc(&s->d_stage2, s->stage2_cap));
+  }
+  return s->d_stage2;
+}
+
 void *thr_cuda_host_stage(cuda_state *s, size_t bytes) {
   if (bytes > s->h_stage_cap) {
     CUDA_CHECK(cudaStreamSynchronize(s->stream));

@@ -11,11 +11,10 @@ thr_ctx thr_cuda_ctx(const cuda_state *s) {
 
 /* Also resets the step's health key (thr_cuda_health_post copied the last
  * one before this kernel, in stream order), saving a memset per step. */
-__global__ void k_predict(const thr_ctx c, int n, thr_vec2 *p, const float *pref_speed, const int32_t *goal_set,
-                          const thr_vec2 *goal, const uint32_t *flags, unsigned long long *health) {
+__global__ void k_predict(const thr_ctx c, int n, thr_agents a, unsigned long long *health) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0) *health = ~0ull;
-  if (i < n) p[i] = thr_agent_predict(&c, c.x[i], c.v[i], pref_speed[i], goal_set[i], goal[i], flags[i]);
+  if (i < n) a.p[i] = thr_agent_predict(&c, &a, i);
 }
 
 /* Thread t of a pass computes agent THR_PART_AGENT(r, t) (pass_parts.h). */
@@ -63,18 +62,26 @@ __global__ void k_velocity(const thr_ctx c, thr_part_range r, thr_vec2 *vnew) {
 /* c.v holds the un-smoothed new velocities; v the previous ones. A
  * non-finite agent lowers *bad (atomicMin of thr_nonfinite_key: the lowest
  * id wins whatever the order). */
-__global__ void k_finalize(const thr_ctx c, thr_part_range r, thr_vec2 *v, thr_vec2 *x, const int32_t *goal_set,
-                           const thr_vec2 *goal, uint32_t *flags, unsigned long long *bad) {
+__global__ void k_finalize(const thr_ctx c, thr_part_range r, thr_agents a, unsigned long long *bad, int evac,
+                           unsigned long long *cross) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
   int i = (int)THR_PART_AGENT(r, t);
-  thr_vec2 vi = thr_agent_xsph_clamp(&c, i, v[i]);
-  v[i] = vi;
-  thr_vec2 xi = c.p[i];
-  x[i] = xi;
-  if (thr_agent_at_goal(&c, xi, goal_set[i], goal[i])) flags[i] |= THR_FLAG_AT_GOAL;
+  thr_vec2 vi = thr_agent_xsph_clamp(&c, i, a.v[i]);
+  a.v[i] = vi;
+  thr_vec2 xi = c.p[i], x_old = evac ? a.x[i] : xi; /* the old position only matters then */
+  a.x[i] = xi;
+  uint32_t f = a.flags[i];
+  if (thr_agent_at_goal(&c, xi, a.goal_set[i], a.goal[i])) f |= THR_FLAG_AT_GOAL;
   int field = thr_nonfinite_field(xi, xi, vi);
   if (field >= 0) atomicMin(bad, (unsigned long long)thr_nonfinite_key(c.id[i], field));
+  if (evac) {
+    a.travel[i] = thr_agent_travel(a.travel[i], x_old, xi);
+    f |= thr_agent_evac_flags(&c, thr_local_cell(&c.grid, xi), xi, a.stage[i], a.slot[i]);
+    for (int k = 0; k < c.ev.n_lines; ++k)
+      if (thr_evac_crosses(&c.ev, k, x_old, xi)) atomicAdd(&cross[k], 1ull);
+  }
+  a.flags[i] = f;
 }
 
 /* Integer sums and float maxima (as ordered bit patterns of non-negative
@@ -125,14 +132,14 @@ __global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, dev_met
 
 /* ---- launchers (called by cuda_backend.cu) ---------------------------------- */
 
-void thr_cuda_predict(cuda_state *s) {
+void thr_cuda_predict(cuda_state *s, float time) {
+  s->base.ev.time = time;
   int n = (int)s->a.n_owned;
   if (!n) { /* no kernel to reset the health key */
     CUDA_CHECK(cudaMemsetAsync(s->d_health, 0xff, sizeof(uint64_t), s->stream));
     return;
   }
-  k_predict<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->a.p, s->a.pref_speed,
-                                                              s->a.goal_set, s->a.goal, s->a.flags,
+  k_predict<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->a,
                                                               (unsigned long long *)s->d_health);
   CUDA_LAUNCHED("predict");
 }
@@ -201,7 +208,7 @@ void thr_cuda_pass(cuda_state *s, int kind, int part) {
         thr_ctx c = thr_cuda_ctx(s);
         c.v = s->a.vnew;
         k_finalize<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(
-            c, r, s->a.v, s->a.x, s->a.goal_set, s->a.goal, s->a.flags, (unsigned long long *)s->d_health);
+            c, r, s->a, (unsigned long long *)s->d_health, s->ev.on, s->ev.line_cross);
       }
       if (part != THR_PART_INTERIOR) thr_cuda_health_post(s);
       break;

@@ -76,6 +76,26 @@ typedef struct cuda_state {
   /* metrics accumulator */
   void *d_metrics;
 
+  /* evacuation: device copies of the world's parts, counters, host buffers
+   * of the last evac_collect (cuda_evac.cu) */
+  struct {
+    int on;
+    int *exit_vfirst, *exit_offset, *exit_items, *area_vfirst;
+    thr_vec2 *exit_verts, *slots, *lines, *area_verts;
+    thr_stage_view *stages;
+    float *fields;
+    unsigned long long *line_cross; /* [THR_MAX_LINES] since the last measure */
+    unsigned long long *counts;     /* measure scratch */
+    size_t counts_cap;
+    int n_areas, map_nx, map_ny;
+    float map_ox, map_oy, map_cell;
+    thr_agent_rec *exited;
+    thr_stage_event *events;
+    size_t exited_cap, events_cap;
+  } ev;
+  void *d_stage2; /* a second device staging buffer */
+  size_t stage2_cap;
+
   /* health of the last FINALIZE passes (thr_cuda_health_post): the device
    * key, two page-locked copies and their events */
   void *d_health;
@@ -98,6 +118,7 @@ typedef struct cuda_state {
 int thr_cuda_reserve(cuda_state *s, size_t cap); /* -1: out of device memory (message in b->error) */
 void thr_cuda_free_agents(cuda_state *s);
 void *thr_cuda_stage(cuda_state *s, size_t bytes);
+void *thr_cuda_stage2(cuda_state *s, size_t bytes);
 void *thr_cuda_host_stage(cuda_state *s, size_t bytes);
 void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n);
 /* dst[k] = src[idx[k]] for k < n, elements of `elem` bytes (a multiple of 4) */
@@ -111,12 +132,20 @@ void thr_cuda_cell_sort(cuda_state *s, size_t n);
 
 /* Passes (cuda_passes.cu) */
 thr_ctx thr_cuda_ctx(const cuda_state *s);
-void thr_cuda_predict(cuda_state *s);
+void thr_cuda_predict(cuda_state *s, float time);
 void thr_cuda_pass(cuda_state *s, int kind, int part);
 int thr_cuda_set_interior(cuda_state *s, thr_window interior);
 void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out);
 void thr_cuda_health_post(cuda_state *s);
 uint64_t thr_cuda_health(cuda_state *s, int wait, int *late);
+
+/* Evacuation (cuda_evac.cu) */
+void thr_cuda_evac_set_world(cuda_state *s, const thr_world *w);
+void thr_cuda_evac_free(cuda_state *s);
+int thr_cuda_evac_collect(cuda_state *s, thr_evac_collect *out);
+int thr_cuda_evac_assign(cuda_state *s, const thr_stage_assign *as, size_t n);
+int thr_cuda_probe_free(cuda_state *s, const thr_vec2 *pts, const float *radius, size_t n, unsigned char *out);
+int thr_cuda_evac_measure(cuda_state *s, thr_evac_counts *out);
 
 /* Moving agents and ghosts (cuda_transfer.cu) */
 void thr_cuda_exclusive_scan(cuda_state *s, const int *in, int *out, size_t n);

@@ -1,0 +1,47 @@
+/* The host side of evacuation, after every step (docs/decisions/0003):
+ * agents that entered an exit are removed and recorded; journeys advance
+ * (waypoints passed, queue and waiting slots given and released, the next
+ * stage chosen by each transition); sources add agents. Every rank keeps
+ * the same model of the stages, driven by the events of all ranks in id
+ * order, so the result does not depend on the rank count. */
+#ifndef THRONG_EVAC_CORE_H
+#define THRONG_EVAC_CORE_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/scenario.h"
+#include "base/world.h"
+#include "kernels/backend.h"
+
+struct thr_decomp;
+typedef struct thr_evac thr_evac;
+
+/* An agent that left: which exit, when, and what it did. */
+typedef struct thr_exit_rec {
+  uint32_t id;
+  int32_t exit, group;
+  float time, release, born, travel;
+} thr_exit_rec;
+
+/* Returns 0, or -1 out of memory (message in err). n_initial: agents the
+ * scenario starts with (ids 0 .. n_initial - 1). Collective. */
+int thr_evac_create(thr_evac **e, const thr_scenario *sc, const thr_world *w, MPI_Comm comm, long n_initial,
+                    char *err, size_t errlen);
+void thr_evac_free(thr_evac *e);
+
+/* After the FINALIZE pass of a step ending at time_end: removals, stage
+ * events, sources (see above). Returns the change of the global agent count
+ * (added - removed). Collective. */
+long thr_evac_after_step(thr_evac *e, thr_backend *b, struct thr_decomp *dc, double time_end);
+
+/* The records of agents that left since the last call, from every rank, on
+ * rank 0 (sorted by time, then id; n = 0 elsewhere); valid until the next
+ * call. Collective. */
+const thr_exit_rec *thr_evac_gather_exits(thr_evac *e, size_t *n);
+
+/* Agents added by sources so far (every rank). */
+long thr_evac_added(const thr_evac *e);
+
+#endif

@@ -1,0 +1,125 @@
+/* Evacuation physics-side of an agent, shared by both backends: which exit
+ * holds it, where its route leads (the distance fields of
+ * kernels/navfield.h), when it has reached its stage, and which
+ * measurement lines its step crossed. The host side (stage bookkeeping,
+ * sources, records) is core/evac.c; the model is
+ * docs/decisions/0003-evacuation.md. */
+#ifndef THRONG_EVAC_H
+#define THRONG_EVAC_H
+
+#include "base/agents.h"
+#include "base/evacuation.h"
+#include "base/hostdevice.h"
+#include "base/polygon.h"
+#include "base/vec2.h"
+#include "navfield.h"
+#include "physics.h"
+
+/* agent flags (THR_FLAG_AT_GOAL = 1 is the goals' own) */
+enum {
+  THR_FLAG_EXITED = 2u,  /* inside an exit: removed at the end of the step */
+  THR_FLAG_ARRIVED = 4u, /* reached its stage (waypoint, or the area of a queue or waiting stage) */
+  THR_FLAG_SEATED = 8u   /* reached its slot at a queue or waiting stage */
+};
+
+/* agent slot values below zero */
+enum { THR_SLOT_NONE = -1, THR_SLOT_HOLD = -2 };
+
+typedef struct thr_evac_view {
+  float time;   /* simulated time at the start of the step [s] */
+  /* exits: closed polygons; per-cell lists over the rank's window */
+  int n_exits;
+  const int *exit_vfirst;     /* [n_exits + 1] */
+  const thr_vec2 *exit_verts;
+  const int *exit_cell_offset; /* [cells + 1]; NULL: no exits */
+  const int *exit_cell_items;
+  /* distance fields: n_fields arrays of nx * ny over one grid */
+  int n_fields;
+  float fox, foy, fh;
+  int fnx, fny;
+  const float *fields;
+  /* stages and slots */
+  const thr_stage_view *stages;
+  const thr_vec2 *slots;
+  /* measurement lines: segment k is lines[2k] .. lines[2k+1] */
+  int n_lines;
+  const thr_vec2 *lines;
+} thr_evac_view;
+
+/* Slot distance at which an agent counts as in its slot, and the distance
+ * from which it walks straight at the slot rather than down the field. */
+#define THR_SLOT_REACHED 0.25f
+#define THR_SLOT_DIRECT 2.0f
+
+THR_HD thr_navfield_view thr_evac_field(const thr_evac_view *e, int k) {
+  thr_navfield_view v;
+  v.ox = e->fox;
+  v.oy = e->foy;
+  v.h = e->fh;
+  v.nx = e->fnx;
+  v.ny = e->fny;
+  v.dist = e->fields + (size_t)k * (size_t)e->fnx * (size_t)e->fny;
+  return v;
+}
+
+/* The exit whose polygon holds x (lowest index), or -1. `cell` is x's
+ * local grid cell. */
+THR_HD int thr_evac_exit_at(const thr_evac_view *e, int cell, thr_vec2 x) {
+  if (!e->exit_cell_offset) return -1;
+  for (int t = e->exit_cell_offset[cell]; t < e->exit_cell_offset[cell + 1]; ++t) {
+    int k = e->exit_cell_items[t];
+    if (thr_polygon_contains(e->exit_verts + e->exit_vfirst[k], e->exit_vfirst[k + 1] - e->exit_vfirst[k], x))
+      return k;
+  }
+  return -1;
+}
+
+/* Preferred velocity of an agent on a route (route >= 0): down its
+ * distance field at its preferred speed; at a slot, straight at the slot
+ * and zero once there; zero while holding position. */
+THR_HD thr_vec2 thr_evac_preferred(const thr_evac_view *e, thr_vec2 x, float speed, int route, int slot, float dt) {
+  if (slot == THR_SLOT_HOLD) return v2(0.0f, 0.0f);
+  if (slot >= 0) {
+    thr_vec2 s = e->slots[slot];
+    float d = v2_len(v2_sub(s, x));
+    if (d <= THR_SLOT_REACHED) return v2(0.0f, 0.0f);
+    if (d <= THR_SLOT_DIRECT) return thr_preferred_velocity(x, s, speed, dt);
+  }
+  thr_navfield_view f = thr_evac_field(e, route);
+  thr_vec2 dir;
+  if (!thr_navfield_direction(&f, x, &dir)) return v2(0.0f, 0.0f);
+  return v2_scale(dir, speed);
+}
+
+/* Stage events of an agent at its new position x: THR_FLAG_ARRIVED when it
+ * has reached its stage (a waypoint within its distance; the area of a
+ * queue or waiting stage, before it has a slot), THR_FLAG_SEATED when it
+ * stands in its slot. 0 otherwise. */
+THR_HD uint32_t thr_evac_stage_events(const thr_evac_view *e, thr_vec2 x, int stage, int slot) {
+  if (stage < 0) return 0;
+  const thr_stage_view *s = &e->stages[stage];
+  if (s->kind == THR_STAGE_WAYPOINT)
+    return v2_len2(v2_sub(x, s->point)) <= s->distance * s->distance ? (uint32_t)THR_FLAG_ARRIVED : 0u;
+  if (s->kind != THR_STAGE_QUEUE && s->kind != THR_STAGE_WAITING) return 0;
+  if (slot >= 0) return v2_len(v2_sub(e->slots[slot], x)) <= THR_SLOT_REACHED ? (uint32_t)THR_FLAG_SEATED : 0u;
+  if (slot == THR_SLOT_HOLD) return 0;
+  thr_navfield_view f = thr_evac_field(e, s->field);
+  return thr_navfield_value(&f, x) <= s->distance ? (uint32_t)THR_FLAG_ARRIVED : 0u;
+}
+
+/* The cell of a map grid (origin, cell, nx x ny) holding x, or -1 (no
+ * map, or outside it). */
+THR_HD int thr_map_cell(float ox, float oy, float cell, int nx, int ny, thr_vec2 x) {
+  if (nx <= 0) return -1;
+  float fx = floorf((x.x - ox) / cell), fy = floorf((x.y - oy) / cell);
+  if (!(fx >= 0.0f && fy >= 0.0f && fx < (float)nx && fy < (float)ny)) return -1;
+  return (int)fy * nx + (int)fx;
+}
+
+/* Does the step from a to b cross measurement line k? (proper crossing,
+ * either direction; touching the line's ends counts once, on the far side) */
+THR_HD int thr_evac_crosses(const thr_evac_view *e, int k, thr_vec2 a, thr_vec2 b) {
+  return thr_path_crosses_wall(a, b, e->lines[2 * k], e->lines[2 * k + 1], 1);
+}
+
+#endif
