@@ -344,6 +344,7 @@ static int cmd_run(const cli *c) {
       .quiet = c->quiet,
       .trajectory_every = sc.trajectory_every,
       .metrics_every = sc.metrics_every,
+      .map_every = sc.map_every,
   };
   if (g_rank == 0 && !c->quiet)
     fprintf(stderr, "throng: %s: %ld agents, %ld steps, backend %s, %d rank(s)\n", sc.name, sim.n_global, o.steps,

@@ -4,10 +4,14 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "core/evac.h"
+#include "core/measure.h"
 #include "decomp/decomp.h"
+#include "io/evac_output.h"
 #include "io/output.h"
 #include "io/run_json.h"
 
@@ -66,6 +70,12 @@ typedef struct run_ctx {
   thr_sim *s;
   const thr_run_opts *o;
   thr_output out;
+  int evac_out;         /* evacuation outputs (exits, areas, lines, maps) */
+  thr_evac_output ev;   /* rank 0 */
+  thr_measure *measure; /* areas, lines, maps; NULL without */
+  thr_area_sample *area_row;
+  int64_t *line_row;
+  long last_row;        /* step of the last row of exits.csv, areas.csv, lines.csv */
   char *err;
   size_t errlen;
 } run_ctx;
@@ -96,6 +106,26 @@ static int write_final(run_ctx *r, const thr_agents *all, long step) {
   return thr_write_final_state(r->o->final_state, all, r->err, r->errlen);
 }
 
+static int due(long step, int every) { return every > 0 && step % every == 0; }
+
+/* The agents that left since the last call (evacuated.csv), then one row of
+ * exits.csv, areas.csv and lines.csv for the current step. Collective. */
+static int write_evac_row(run_ctx *r) {
+  thr_sim *s = r->s;
+  int rc = 0;
+  if (s->evac) {
+    size_t n;
+    const thr_exit_rec *rec = thr_evac_gather_exits(s->evac, &n);
+    if (s->rank == 0) rc = thr_evac_output_exited(&r->ev, rec, n, r->err, r->errlen);
+  }
+  thr_measure_sample(r->measure, s, r->area_row, r->line_row);
+  if (s->rank == 0 && !rc)
+    rc = thr_evac_output_row(&r->ev, s->step, (double)s->step * s->prm.dt, r->area_row, r->line_row, r->err,
+                             r->errlen);
+  r->last_row = s->step;
+  return agree(r, rc);
+}
+
 /* The outputs due after the current step. Collective. */
 static int write_outputs(run_ctx *r, int metrics, int frame) {
   thr_sim *s = r->s;
@@ -103,11 +133,83 @@ static int write_outputs(run_ctx *r, int metrics, int frame) {
     thr_metrics m;
     thr_sim_measure(s, &m);
     if (agree(r, s->rank == 0 ? thr_output_metrics(&r->out, &m, r->err, r->errlen) : 0)) return -1;
+    if (r->evac_out && write_evac_row(r)) return -1;
   }
+  if (r->evac_out && due(s->step, s->world.map_nx > 0 ? r->o->map_every : 0)) thr_measure_map_sample(r->measure, s);
   return frame ? gather_and(r, write_frame, s->step) : 0;
 }
 
-static int due(long step, int every) { return every > 0 && step % every == 0; }
+/* ---- evacuation outputs: open at the start, close at the end ------------------- */
+
+static int evac_outputs_open(run_ctx *r, const thr_scenario *sc) {
+  thr_sim *s = r->s;
+  int rc = thr_measure_create(&r->measure, s, r->err, r->errlen);
+  if (!rc && s->rank == 0) {
+    r->area_row = calloc((size_t)s->world.n_areas + 1, sizeof *r->area_row);
+    r->line_row = calloc((size_t)s->world.n_lines + 1, sizeof *r->line_row);
+    if (!r->area_row || !r->line_row) {
+      snprintf(r->err, r->errlen, "out of memory for the measurement rows");
+      rc = -1;
+    }
+    if (!rc) rc = thr_evac_output_open(&r->ev, r->o->out_dir, sc, &s->world, r->err, r->errlen);
+  }
+  if (s->evac) thr_evac_keep_records(s->evac, 1);
+  r->last_row = -1;
+  return agree(r, rc);
+}
+
+/* The last rows (when the last step had none), the maps and summary.json.
+ * Collective. */
+static int evac_outputs_finish(run_ctx *r, const thr_scenario *sc, long steps, double work, double wall, int state) {
+  thr_sim *s = r->s;
+  if (r->last_row != s->step && write_evac_row(r)) return -1;
+  const thr_world *w = &s->world;
+  size_t cells = w->map_nx > 0 ? (size_t)w->map_nx * (size_t)w->map_ny : 0;
+  double *density = NULL, *speed = NULL;
+  int rc = 0;
+  if (cells && s->rank == 0) {
+    density = malloc(cells * sizeof *density);
+    speed = malloc(cells * sizeof *speed);
+    if (!density || !speed) {
+      snprintf(r->err, r->errlen, "out of memory for the maps (%zu cells; raise measurement.maps.cell)", cells);
+      rc = -1;
+    }
+  }
+  if (agree(r, rc)) {
+    free(density);
+    free(speed);
+    return -1;
+  }
+  long samples = cells ? thr_measure_maps(r->measure, s, density, speed) : 0;
+  if (s->rank == 0) {
+    rc = thr_evac_output_maps(&r->ev, w->map_ox, w->map_oy, w->map_cell, w->map_nx, w->map_ny, density, speed,
+                              samples, r->err, r->errlen);
+    static const char *const names[] = {"running", "complete", "failed", "diverged", "interrupted"};
+    thr_evac_summary sum = {s->n_initial,
+                            s->evac ? thr_evac_added(s->evac) : 0,
+                            s->n_global,
+                            steps,
+                            (double)s->step * s->prm.dt,
+                            wall,
+                            wall > 0.0 ? work / wall : 0.0,
+                            names[state]};
+    (void)sc;
+    if (!rc) rc = thr_evac_output_summary(&r->ev, &sum, r->err, r->errlen);
+  }
+  free(density);
+  free(speed);
+  return agree(r, rc);
+}
+
+static void evac_outputs_free(run_ctx *r) {
+  if (r->s->rank == 0) thr_evac_output_close(&r->ev, NULL, 0);
+  thr_measure_free(r->measure);
+  free(r->area_row);
+  free(r->line_row);
+  r->measure = NULL;
+  r->area_row = NULL;
+  r->line_row = NULL;
+}
 
 /* ---- the run -------------------------------------------------------------------- */
 
@@ -145,16 +247,23 @@ static int check_and_write(run_ctx *r, int wait, int metrics, int frame, int *st
 
 /* The closing run.json; a failure to write it fails a run that had not
  * failed yet (its message then replaces err). Collective. */
-static int write_run_json(run_ctx *r, const thr_scenario *sc, long steps, double wall, int state, int code) {
+static int write_run_json(run_ctx *r, const thr_scenario *sc, long steps, double agent_steps, double wall, int state,
+                          int code) {
   int rc = 0;
   if (r->s->rank == 0 && r->o->out_dir) {
     char err[1200];
-    rc = thr_write_run_json(r->o->out_dir, sc, r->s, steps, wall, state, state == THR_RUN_COMPLETE ? NULL : r->err,
-                            err, sizeof err);
+    rc = thr_write_run_json(r->o->out_dir, sc, r->s, steps, agent_steps, wall, state,
+                            state == THR_RUN_COMPLETE ? NULL : r->err, err, sizeof err);
     if (rc && code) fprintf(stderr, "throng: %s\n", err);
     if (rc && !code) snprintf(r->err, r->errlen, "%s", err);
   }
   return code ? code : (agree(r, rc) ? 1 : 0);
+}
+
+/* An evacuation is over when every agent has left and no source will add
+ * another (the same on every rank). */
+static int everyone_left(const thr_sim *s) {
+  return s->evac && s->n_global == 0 && thr_evac_sources_done(s->evac, (double)s->step * s->prm.dt);
 }
 
 int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err, size_t errlen) {
@@ -168,10 +277,16 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   int rc = 0;
   if (s->rank == 0 && out) {
     rc = thr_output_open(&r.out, o->out_dir, metrics, frames, err, errlen);
-    if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, THR_RUN_RUNNING, NULL, err, errlen);
+    if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, err, errlen);
   }
   if (agree(&r, rc)) {
     if (s->rank == 0) thr_output_close(&r.out, err, 0);
+    return 1;
+  }
+  r.evac_out = out && thr_evac_output_wanted(sc);
+  if (r.evac_out && evac_outputs_open(&r, sc)) {
+    evac_outputs_free(&r);
+    if (s->rank == 0) thr_output_close(&r.out, NULL, 0);
     return 1;
   }
   FILE *balance = NULL; /* the decomposition's load-balance checks, on several ranks */
@@ -184,25 +299,37 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   signals_catch(&sig);
   progress pg = {s->rank == 0 && !o->quiet, isatty(2), MPI_Wtime(), 0.0};
   long first = s->step;
-  int state = THR_RUN_COMPLETE, code = 0;
+  double work0 = s->agent_steps;
+  int state = THR_RUN_COMPLETE, code = 0, empty = 0;
   code = check_and_write(&r, 1, metrics, frames, &state);
   double t0 = MPI_Wtime();
-  for (long k = 0; k < o->steps && !code; ++k) {
+  for (long k = 0; k < o->steps && !code && !empty; ++k) {
     thr_sim_step(s);
     long st = s->step;
+    empty = everyone_left(s);
     int metrics_now = metrics && due(st, o->metrics_every), frame_now = frames && due(st, o->trajectory_every);
+    /* the step that empties the simulation gets its outputs */
+    if (empty) metrics_now = metrics, frame_now = frames;
     /* exact when outputs follow or the run ends; else a GPU may look one
      * step back rather than wait */
-    code = check_and_write(&r, metrics_now || frame_now || k + 1 == o->steps, metrics_now, frame_now, &state);
+    code = check_and_write(&r, metrics_now || frame_now || k + 1 == o->steps || empty, metrics_now, frame_now,
+                           &state);
     progress_update(&pg, s, k + 1, o->steps, 0);
   }
-  double wall = MPI_Wtime() - t0;
+  double wall = MPI_Wtime() - t0, work = s->agent_steps - work0;
   signals_restore(&sig);
+  long steps = s->step - first;
   if (pg.enabled && o->steps > 0) {
-    progress_update(&pg, s, s->step - first, o->steps, 1);
+    progress_update(&pg, s, steps, empty ? steps : o->steps, 1);
     if (pg.tty) fputc('\n', stderr);
   }
+  if (pg.enabled && empty)
+    fprintf(stderr, "throng: every agent has left by t = %.2f s (step %ld); the run ends there\n",
+            (double)s->step * s->prm.dt, s->step);
   if (!code && o->final_state && gather_and(&r, write_final, s->step)) state = THR_RUN_FAILED, code = 1;
+  if (r.evac_out && code != 1 && evac_outputs_finish(&r, sc, steps, work, wall, state))
+    state = THR_RUN_FAILED, code = 1;
+  if (r.evac_out) evac_outputs_free(&r);
   if (balance) {
     thr_decomp_set_log(s->dc, NULL);
     fclose(balance);
@@ -211,11 +338,11 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     state = THR_RUN_FAILED, code = 1;
   MPI_Bcast(&code, 1, MPI_INT, 0, s->comm);
   if (code == 1) agree(&r, -1);
-  code = write_run_json(&r, sc, s->step - first, wall, state, code);
+  code = write_run_json(&r, sc, steps, work, wall, state, code);
   if (!code && s->rank == 0 && !o->quiet) {
-    double rate = wall > 0.0 ? (double)s->n_global * (double)(s->step - first) / wall : 0.0;
-    fprintf(stderr, "throng: %ld steps of %ld agents in %.2f s (%.3g agent-steps/s)%s%s\n", s->step - first,
-            s->n_global, wall, rate, out ? "; output in " : "", out ? o->out_dir : "");
+    double rate = wall > 0.0 ? work / wall : 0.0;
+    fprintf(stderr, "throng: %ld steps, %.4g agent-steps (%ld agents now) in %.2f s (%.3g agent-steps/s)%s%s\n",
+            steps, work, s->n_global, wall, rate, out ? "; output in " : "", out ? o->out_dir : "");
   }
   return code;
 }

@@ -13,9 +13,11 @@ typedef struct thr_run_opts {
   int quiet;               /* no progress line or summary */
   int trajectory_every;
   int metrics_every;
+  int map_every;           /* density and speed maps: a sample every this many steps (0: none) */
 } thr_run_opts;
 
-/* Run o->steps steps with the outputs due, checking after every step that
+/* Run o->steps steps (fewer when an evacuation empties the simulation:
+ * every agent has left and no source will add one) with the outputs due, checking after every step that
  * the state is finite and that no rank was asked to stop (SIGINT, SIGTERM:
  * the run stops at the next step boundary with complete outputs). Returns
  * the exit status: 0 complete; 1 a runtime failure (a write failed: err

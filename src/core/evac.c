@@ -55,6 +55,7 @@ struct thr_evac {
   uint32_t next_id;
   long added;
   int id_limit_said;
+  int keep_records; /* exit records wanted (thr_evac_keep_records) */
 };
 
 /* Grow *p (capacity *cap items of elem bytes) to hold n; -1 out of memory. */
@@ -311,6 +312,7 @@ static int exit_of(const thr_world *w, thr_vec2 x) {
 }
 
 static void record_exits(thr_evac *e, const thr_evac_collect *c, double t) {
+  if (!e->keep_records) return;
   if (grow((void **)&e->recs, &e->recs_cap, e->n_recs + c->n_exited + 1, sizeof *e->recs)) fatal(e, "exit records");
   for (size_t k = 0; k < c->n_exited; ++k) {
     const thr_agent_rec *a = &c->exited[k];
@@ -323,6 +325,22 @@ static int by_time_id(const void *a, const void *b) {
   const thr_exit_rec *x = a, *y = b;
   if (x->time != y->time) return x->time < y->time ? -1 : 1;
   return x->id < y->id ? -1 : (x->id > y->id);
+}
+
+static long spawns_due(const thr_source_def *q, double t);
+
+void thr_evac_keep_records(thr_evac *e, int on) { e->keep_records = on; }
+
+int thr_evac_sources_done(const thr_evac *e, double t) {
+  if (e->n_pending) return 0;
+  for (int q = 0; q < e->sc->n_sources; ++q) {
+    const thr_source_def *d = &e->sc->sources[q];
+    if (!(d->rate > 0.0f)) continue;
+    if (d->count > 0 && e->produced[q] >= d->count) continue;
+    if (d->stop >= 0.0f && t >= (double)d->stop && e->produced[q] >= spawns_due(d, (double)d->stop)) continue;
+    return 0;
+  }
+  return 1;
 }
 
 const thr_exit_rec *thr_evac_gather_exits(thr_evac *e, size_t *n) {

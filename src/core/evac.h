@@ -36,6 +36,10 @@ void thr_evac_free(thr_evac *e);
  * (added - removed). Collective. */
 long thr_evac_after_step(thr_evac *e, thr_backend *b, struct thr_decomp *dc, double time_end);
 
+/* Keep the records of agents that left for thr_evac_gather_exits (off by
+ * default: nothing reads them without an output directory). */
+void thr_evac_keep_records(thr_evac *e, int on);
+
 /* The records of agents that left since the last call, from every rank, on
  * rank 0 (sorted by time, then id; n = 0 elsewhere); valid until the next
  * call. Collective. */
@@ -43,5 +47,9 @@ const thr_exit_rec *thr_evac_gather_exits(thr_evac *e, size_t *n);
 
 /* Agents added by sources so far (every rank). */
 long thr_evac_added(const thr_evac *e);
+
+/* 1 when no source will add an agent after time t: each has reached its
+ * count or its stop time (or never starts), and no spawn waits for room. */
+int thr_evac_sources_done(const thr_evac *e, double t);
 
 #endif

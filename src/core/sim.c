@@ -169,6 +169,7 @@ void thr_sim_step(thr_sim *s) {
   const thr_backend_ops *B = s->be->ops;
   thr_backend *b = s->be;
   const thr_params *prm = &s->prm;
+  long n_start = s->n_global;
 
   /* plan and predict (Algorithm 1 lines 1-5) */
   PHASE(s, THR_PHASE_PREDICT, B->predict(b, (float)((double)s->step * prm->dt)));
@@ -189,6 +190,7 @@ void thr_sim_step(thr_sim *s) {
   /* agents leave at exits, journeys advance, sources add agents */
   if (s->evac) PHASE(s, THR_PHASE_EVACUATION, s->n_global += thr_evac_after_step(s->evac, b, s->dc,
                                                                                    (double)(s->step + 1) * prm->dt));
+  s->agent_steps += (double)n_start;
   s->step++;
   s->timers.steps++;
 }

@@ -37,6 +37,7 @@ typedef struct thr_sim {
   long step;
   long n_global; /* agents in the whole simulation now (exits remove, sources add) */
   long n_initial; /* ... at the start */
+  double agent_steps; /* agents of each step so far, summed (the work done) */
   uint64_t seed;
   int timing;    /* synchronise the backend around phases for exact times */
   thr_timers timers;

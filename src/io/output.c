@@ -102,6 +102,53 @@ int thr_file_commit(FILE *f, const char *path, const char *tmp, char *err, size_
   return fail_path(err, errlen, path, "write failed");
 }
 
+int thr_stream_open(FILE **f, char *path, const char *dir, const char *name, char *err, size_t errlen) {
+  errno = 0;
+  if (join(path, THR_PATH_MAX, dir, name)) return fail_path(err, errlen, dir, name);
+  *f = fopen(path, "w");
+  return *f ? 0 : fail_path(err, errlen, path, "cannot write");
+}
+
+int thr_stream_check(FILE *f, const char *path, char *err, size_t errlen) {
+  errno = 0;
+  return wrote_ok(f, path) ? 0 : fail_path(err, errlen, path, "write failed");
+}
+
+int thr_stream_close(FILE **f, const char *path, char *err, size_t errlen) {
+  if (!*f) return 0;
+  errno = 0;
+  int ok = wrote_ok(*f, path);
+  if (fclose(*f)) ok = 0;
+  *f = NULL;
+  return ok ? 0 : fail_path(err, errlen, path, "write failed");
+}
+
+void thr_json_string(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; ++s) {
+    if (*s == '"' || *s == '\\')
+      fprintf(f, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      fprintf(f, "\\u%04x", (unsigned char)*s);
+    else
+      fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+void thr_csv_field(FILE *f, const char *s) {
+  if (!s[strcspn(s, ",\"\r\n")]) {
+    fputs(s, f);
+    return;
+  }
+  fputc('"', f);
+  for (; *s; ++s) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
 /* ---- checks before a run ---------------------------------------------------- */
 
 static int is_dir(const char *path) {
@@ -226,14 +273,11 @@ int thr_output_open(thr_output *o, const char *dir, int metrics, int trajectory,
   errno = 0;
   if (thr_make_dirs(dir)) return fail_path(err, errlen, dir, "cannot create the output directory");
   if (metrics) {
-    if (join(o->metrics_path, sizeof o->metrics_path, dir, "metrics.csv"))
-      return fail_path(err, errlen, dir, "metrics.csv");
-    o->metrics = fopen(o->metrics_path, "w");
-    if (!o->metrics) return fail_path(err, errlen, o->metrics_path, "cannot write");
+    if (thr_stream_open(&o->metrics, o->metrics_path, dir, "metrics.csv", err, errlen)) return -1;
     fprintf(o->metrics,
             "step,time,agents,at_goal,mean_speed,overlap_pairs,max_overlap,max_overlap_ratio,"
             "wall_penetrations,max_wall_overlap\n");
-    if (!wrote_ok(o->metrics, o->metrics_path)) return fail_path(err, errlen, o->metrics_path, "write failed");
+    if (thr_stream_check(o->metrics, o->metrics_path, err, errlen)) return -1;
   }
   if (trajectory) {
     char path[THR_PATH_MAX];
@@ -250,7 +294,7 @@ int thr_output_metrics(thr_output *o, const thr_metrics *m, char *err, size_t er
   fprintf(o->metrics, "%ld,%.6f,%ld,%ld,%.6f,%ld,%.6g,%.6g,%ld,%.6g\n", m->step, m->time, m->agents,
           m->at_goal, m->mean_speed, m->overlap_pairs, m->max_overlap, m->max_overlap_ratio,
           m->wall_penetrations, m->max_wall_overlap);
-  return wrote_ok(o->metrics, o->metrics_path) ? 0 : fail_path(err, errlen, o->metrics_path, "write failed");
+  return thr_stream_check(o->metrics, o->metrics_path, err, errlen);
 }
 
 /* ParaView's JSON file-series index, rewritten after every frame so that
@@ -306,13 +350,7 @@ int thr_output_trajectory(thr_output *o, long step, double time, const thr_agent
 }
 
 int thr_output_close(thr_output *o, char *err, size_t errlen) {
-  int rc = 0;
-  if (o->metrics) {
-    errno = 0;
-    int ok = wrote_ok(o->metrics, o->metrics_path);
-    if (fclose(o->metrics)) ok = 0;
-    if (!ok) rc = fail_path(err, errlen, o->metrics_path, "write failed");
-  }
+  int rc = thr_stream_close(&o->metrics, o->metrics_path, err, errlen);
   free(o->frame_step);
   free(o->frame_time);
   memset(o, 0, sizeof *o);

@@ -60,6 +60,20 @@ int thr_write_final_state(const char *path, const thr_agents *all, char *err, si
 FILE *thr_file_begin(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
 int thr_file_commit(FILE *f, const char *path, const char *tmp, char *err, size_t errlen);
 
+/* A file written row by row (metrics.csv, exits.csv, ...): dir/name
+ * opened for writing into *f, its path kept in path[THR_PATH_MAX]. Each
+ * thr_stream_check flushes and reports a failed write as "PATH: reason";
+ * thr_stream_close checks, closes and sets *f = NULL. */
+int thr_stream_open(FILE **f, char *path, const char *dir, const char *name, char *err, size_t errlen);
+int thr_stream_check(FILE *f, const char *path, char *err, size_t errlen);
+int thr_stream_close(FILE **f, const char *path, char *err, size_t errlen);
+
+/* Text as a JSON string (quotes, backslashes and control characters
+ * escaped) and as a CSV field (quoted when it holds a comma, a quote or a
+ * line break). */
+void thr_json_string(FILE *f, const char *s);
+void thr_csv_field(FILE *f, const char *s);
+
 /* mkdir -p */
 int thr_make_dirs(const char *path);
 

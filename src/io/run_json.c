@@ -5,19 +5,6 @@
 #include "build_info.h"
 #include "output.h"
 
-static void json_string(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; ++s) {
-    if (*s == '"' || *s == '\\')
-      fprintf(f, "\\%c", *s);
-    else if ((unsigned char)*s < 0x20)
-      fprintf(f, "\\u%04x", (unsigned char)*s);
-    else
-      fputc(*s, f);
-  }
-  fputc('"', f);
-}
-
 static void write_params(FILE *f, const thr_params *p) {
   fprintf(f,
           "  \"parameters\": {\"dt\": %.9g, \"alpha\": %.9g, \"omega\": %.9g, \"stability_iterations\": %d, "
@@ -42,7 +29,8 @@ static const char *state_name(int state) {
   return state >= 0 && state <= THR_RUN_INTERRUPTED ? names[state] : "?";
 }
 
-int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double wall, int state,
+int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double agent_steps,
+                       double wall, int state,
                        const char *reason, char *err, size_t errlen) {
   char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
   if (snprintf(path, sizeof path, "%s/run.json", dir) >= (int)sizeof path) {
@@ -55,13 +43,13 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
           state == THR_RUN_COMPLETE ? "true" : "false", state_name(state));
   if (reason && *reason) {
     fprintf(f, "  \"reason\": ");
-    json_string(f, reason);
+    thr_json_string(f, reason);
     fprintf(f, ",\n");
   }
   fprintf(f, "  \"scenario\": ");
-  json_string(f, sc->name);
+  thr_json_string(f, sc->name);
   fprintf(f, ",\n  \"scenario_file\": ");
-  json_string(f, sc->path);
+  thr_json_string(f, sc->path);
   fprintf(f, ",\n  \"seed\": %llu,\n  \"agents\": %ld,\n  \"ranks\": %d,\n  \"backend\": \"%s\",\n",
           (unsigned long long)sc->seed, s->n_global, s->nranks, s->be->ops->name);
   fprintf(f,
@@ -73,7 +61,7 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
   fprintf(f, "  \"grid\": {\"cell\": %.9g, \"cells_x\": %d, \"cells_y\": %d},\n", s->world.cell, s->world.gnx,
           s->world.gny);
   fprintf(f, "  \"steps\": %ld,\n  \"last_step\": %ld,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": %.6g,\n",
-          steps, s->step, wall, wall > 0.0 ? (double)s->n_global * (double)steps / wall : 0.0);
+          steps, s->step, wall, wall > 0.0 ? agent_steps / wall : 0.0);
   fprintf(f, "  \"phase_seconds_rank0\": {");
   for (int k = 0; k < THR_PHASE_COUNT; ++k)
     fprintf(f, "%s\"%s\": %.6f", k ? ", " : "", thr_phase_name(k), s->timers.t[k]);

@@ -19,9 +19,11 @@ enum thr_run_state {
 };
 
 /* run.json in `dir` (written to run.json.tmp and renamed): what ran, how
- * far (steps, wall seconds), the state and, unless complete, why
+ * far (steps, agent-steps: the agents of each step summed, wall seconds),
+ * the state and, unless complete, why
  * (`reason`). Returns 0, or -1 with "PATH: reason" in err. */
-int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double wall, int state,
+int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double agent_steps,
+                       double wall, int state,
                        const char *reason, char *err, size_t errlen);
 
 #endif

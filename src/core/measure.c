@@ -1,0 +1,118 @@
+#include "measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/passes.h"
+
+struct thr_measure {
+  int n_areas, n_lines;
+  size_t n_cells;
+  double *area_m2;          /* [n_areas] */
+  int64_t *sample;          /* area agents, area speeds, line crossings: [2 n_areas + n_lines] */
+  int64_t *crossed;         /* [n_lines] since the start (this rank's) */
+  int64_t *map;             /* map agents, map speeds: [2 n_cells] (this rank's) */
+  long map_samples;
+};
+
+static double ring_area(const thr_vec2 *v, int n) {
+  double a = 0.0;
+  for (int k = 0; k < n; ++k) {
+    const thr_vec2 p = v[k], q = v[(k + 1) % n];
+    a += (double)p.x * (double)q.y - (double)q.x * (double)p.y;
+  }
+  return fabs(0.5 * a);
+}
+
+int thr_measure_create(thr_measure **out, const thr_sim *s, char *err, size_t errlen) {
+  const thr_world *w = &s->world;
+  *out = NULL;
+  size_t cells = w->map_nx > 0 ? (size_t)w->map_nx * (size_t)w->map_ny : 0;
+  if (!w->n_areas && !w->n_lines && !cells) return 0;
+  thr_measure *m = calloc(1, sizeof *m);
+  if (!m) goto oom;
+  m->n_areas = w->n_areas;
+  m->n_lines = w->n_lines;
+  m->n_cells = cells;
+  m->area_m2 = calloc((size_t)w->n_areas + 1, sizeof *m->area_m2);
+  m->sample = calloc(2 * (size_t)w->n_areas + (size_t)w->n_lines + 1, sizeof *m->sample);
+  m->crossed = calloc((size_t)w->n_lines + 1, sizeof *m->crossed);
+  m->map = calloc(2 * cells + 1, sizeof *m->map);
+  if (!m->area_m2 || !m->sample || !m->crossed || !m->map) goto oom;
+  for (int k = 0; k < w->n_areas; ++k)
+    m->area_m2[k] = ring_area(w->area_verts + w->area_vfirst[k], w->area_vfirst[k + 1] - w->area_vfirst[k]);
+  *out = m;
+  return 0;
+oom:
+  thr_measure_free(m);
+  snprintf(err, errlen, "out of memory for the measurement maps (%zu cells; raise measurement.maps.cell)", cells);
+  return -1;
+}
+
+void thr_measure_free(thr_measure *m) {
+  if (!m) return;
+  free(m->area_m2);
+  free(m->sample);
+  free(m->crossed);
+  free(m->map);
+  free(m);
+}
+
+void thr_measure_sample(thr_measure *m, thr_sim *s, thr_area_sample *areas, int64_t *crossings) {
+  if (!m) return;
+  double t0 = MPI_Wtime();
+  int na = m->n_areas, nl = m->n_lines;
+  int64_t *v = m->sample;
+  memset(v, 0, (2 * (size_t)na + (size_t)nl) * sizeof *v);
+  thr_evac_counts c = {na ? v : NULL, na ? v + na : NULL, NULL, NULL, nl ? v + 2 * na : NULL};
+  s->be->ops->evac_measure(s->be, &c);
+  for (int k = 0; k < nl; ++k) m->crossed[k] += v[2 * na + k];
+  memcpy(v + 2 * na, m->crossed, (size_t)nl * sizeof *v);
+  int n = 2 * na + nl;
+  if (s->nranks > 1 && n)
+    MPI_Reduce(s->rank == 0 ? MPI_IN_PLACE : v, v, n, MPI_INT64_T, MPI_SUM, 0, s->comm);
+  if (s->rank == 0) {
+    for (int k = 0; k < na; ++k) {
+      areas[k].agents = (long)v[k];
+      areas[k].density = m->area_m2[k] > 0.0 ? (double)v[k] / m->area_m2[k] : 0.0;
+      areas[k].mean_speed = v[k] ? (double)v[na + k] * THR_SPEED_QUANTUM / (double)v[k] : NAN;
+    }
+    if (nl) memcpy(crossings, v + 2 * na, (size_t)nl * sizeof *v);
+  }
+  s->timers.t[THR_PHASE_METRICS] += MPI_Wtime() - t0;
+}
+
+void thr_measure_map_sample(thr_measure *m, thr_sim *s) {
+  if (!m || !m->n_cells) return;
+  double t0 = MPI_Wtime();
+  thr_evac_counts c = {NULL, NULL, m->map, m->map + m->n_cells, NULL};
+  s->be->ops->evac_measure(s->be, &c);
+  m->map_samples++;
+  s->timers.t[THR_PHASE_METRICS] += MPI_Wtime() - t0;
+}
+
+long thr_measure_maps(thr_measure *m, thr_sim *s, double *density, double *speed) {
+  if (!m || !m->n_cells || !m->map_samples) return 0;
+  size_t n = 2 * m->n_cells;
+  /* in chunks: MPI counts are int */
+  for (size_t at = 0; s->nranks > 1 && at < n; at += 1u << 28) {
+    int len = (int)(n - at < (1u << 28) ? n - at : (1u << 28));
+    MPI_Reduce(s->rank == 0 ? MPI_IN_PLACE : m->map + at, m->map + at, len, MPI_INT64_T, MPI_SUM, 0, s->comm);
+  }
+  if (s->rank == 0) {
+    const thr_world *w = &s->world;
+    double cell2 = (double)w->map_cell * (double)w->map_cell;
+    for (size_t c = 0; c < m->n_cells; ++c) {
+      int64_t agents = m->map[c], q = m->map[m->n_cells + c];
+      density[c] = (double)agents / (double)m->map_samples / cell2;
+      speed[c] = agents ? (double)q * THR_SPEED_QUANTUM / (double)agents : NAN;
+    }
+  }
+  /* the sums are spent: a second call would count twice */
+  memset(m->map, 0, n * sizeof *m->map);
+  long samples = m->map_samples;
+  m->map_samples = 0;
+  return samples;
+}

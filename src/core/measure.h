@@ -1,0 +1,42 @@
+/* Evacuation measurements (docs/user-guide.md, "Outputs"): agents, density
+ * and mean speed inside each measurement area, crossings of each
+ * measurement line, and the time-averaged density and speed maps. Counts are
+ * integers (speeds in THR_SPEED_QUANTUM), summed over ranks, so every figure
+ * is the same whatever the rank count. */
+#ifndef THRONG_MEASURE_H
+#define THRONG_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim.h"
+
+typedef struct thr_measure thr_measure;
+
+/* Nothing to measure (no areas, lines or maps): *m = NULL and 0.
+ * Returns -1 when out of memory (message in err). */
+int thr_measure_create(thr_measure **m, const thr_sim *s, char *err, size_t errlen);
+void thr_measure_free(thr_measure *m);
+
+/* One measurement area's figures at one step. */
+typedef struct thr_area_sample {
+  long agents;
+  double density;    /* agents per m^2 of the area */
+  double mean_speed; /* NaN when the area is empty */
+} thr_area_sample;
+
+/* Area counts of the current state and the line crossings up to now, on
+ * rank 0 (areas[n_areas], crossings[n_lines] cumulative since the start).
+ * Collective. */
+void thr_measure_sample(thr_measure *m, thr_sim *s, thr_area_sample *areas, int64_t *crossings);
+
+/* Add the current state to the maps (each rank its own agents). */
+void thr_measure_map_sample(thr_measure *m, thr_sim *s);
+
+/* The maps summed over ranks, on rank 0: density[c] time-averaged agents
+ * per m^2, speed[c] the mean speed of the agents seen in cell c (NaN where
+ * none was); nx * ny cells, row j = 0 lowest. Returns the number of samples
+ * (0: no maps). Collective. */
+long thr_measure_maps(thr_measure *m, thr_sim *s, double *density, double *speed);
+
+#endif

@@ -1,0 +1,347 @@
+#include "evac_output.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int thr_evac_output_wanted(const thr_scenario *sc) {
+  return sc->n_exits > 0 || sc->areas.n_polys > 0 || sc->n_lines > 0 || sc->map_every > 0;
+}
+
+/* ---- geometry.json ------------------------------------------------------------ */
+
+static void json_point(FILE *f, thr_vec2 p) { fprintf(f, "[%.9g, %.9g]", (double)p.x, (double)p.y); }
+
+static void json_ring(FILE *f, const thr_vec2 *v, int n, int close) {
+  fputc('[', f);
+  for (int k = 0; k < n; ++k) {
+    if (k) fputs(", ", f);
+    json_point(f, v[k]);
+  }
+  if (close && n > 0) {
+    fputs(", ", f);
+    json_point(f, v[0]);
+  }
+  fputc(']', f);
+}
+
+/* Polygon p of ps as a list of rings. */
+static void json_polygon(FILE *f, const thr_polyset *ps, int p) {
+  fputc('[', f);
+  for (int r = ps->poly_first[p]; r < ps->poly_first[p + 1]; ++r) {
+    if (r > ps->poly_first[p]) fputs(", ", f);
+    json_ring(f, ps->verts + ps->ring_first[r], ps->ring_first[r + 1] - ps->ring_first[r], 0);
+  }
+  fputc(']', f);
+}
+
+/* name: outer ring of polygon p, for each polygon of ps */
+static void json_named_outer(FILE *f, const thr_polyset *ps, const char (*names)[64]) {
+  fputc('{', f);
+  for (int p = 0; p < ps->n_polys; ++p) {
+    int r = ps->poly_first[p];
+    fputs(p ? ", " : "", f);
+    thr_json_string(f, names[p]);
+    fputs(": ", f);
+    json_ring(f, ps->verts + ps->ring_first[r], ps->ring_first[r + 1] - ps->ring_first[r], 0);
+  }
+  fputc('}', f);
+}
+
+static int write_geometry(const char *dir, const thr_scenario *sc, const thr_world *w, char *err, size_t errlen) {
+  char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
+  if (snprintf(path, sizeof path, "%s/geometry.json", dir) >= (int)sizeof path) {
+    snprintf(err, errlen, "%.1000s/geometry.json: the path is too long", dir);
+    return -1;
+  }
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
+  fputs("{\n  \"world\": [", f);
+  json_point(f, w->min);
+  fputs(", ", f);
+  json_point(f, w->max);
+  fputs("],\n  \"walkable\": [", f);
+  for (int p = 0; p < sc->walkable.n_polys; ++p) {
+    fputs(p ? ",\n    " : "\n    ", f);
+    json_polygon(f, &sc->walkable, p);
+  }
+  fputs("],\n  \"obstacles\": [", f);
+  for (int o = 0; o < w->n_obstacles; ++o) {
+    fputs(o ? ",\n    " : "\n    ", f);
+    json_ring(f, w->verts + w->obs_vfirst[o], w->obs_vfirst[o + 1] - w->obs_vfirst[o], w->obs_closed[o]);
+  }
+  fputs("],\n  \"exits\": ", f);
+  json_named_outer(f, &sc->exit_shapes, (const char(*)[64])sc->exit_names);
+  fputs(",\n  \"areas\": ", f);
+  json_named_outer(f, &sc->areas, (const char(*)[64])sc->area_names);
+  fputs(",\n  \"lines\": {", f);
+  for (int k = 0; k < sc->n_lines; ++k) {
+    fputs(k ? ", " : "", f);
+    thr_json_string(f, sc->lines[k].name);
+    fputs(": [", f);
+    json_point(f, sc->lines[k].a);
+    fputs(", ", f);
+    json_point(f, sc->lines[k].b);
+    fputc(']', f);
+  }
+  fputs("}\n}\n", f);
+  return thr_file_commit(f, path, tmp, err, errlen);
+}
+
+/* ---- the row files ------------------------------------------------------------- */
+
+int thr_evac_output_open(thr_evac_output *o, const char *dir, const thr_scenario *sc, const thr_world *w, char *err,
+                         size_t errlen) {
+  memset(o, 0, sizeof *o);
+  o->sc = sc;
+  snprintf(o->dir, sizeof o->dir, "%s", dir);
+  o->exit_count = calloc((size_t)sc->n_exits + 1, sizeof *o->exit_count);
+  o->last_crossings = calloc((size_t)sc->n_lines + 1, sizeof *o->last_crossings);
+  if (!o->exit_count || !o->last_crossings) {
+    snprintf(err, errlen, "out of memory for the evacuation outputs");
+    return -1;
+  }
+  if (write_geometry(dir, sc, w, err, errlen)) return -1;
+  if (sc->n_exits) {
+    if (thr_stream_open(&o->exits, o->exits_path, dir, "exits.csv", err, errlen)) return -1;
+    fputs("step,time", o->exits);
+    for (int k = 0; k < sc->n_exits; ++k) {
+      fputc(',', o->exits);
+      thr_csv_field(o->exits, sc->exit_names[k]);
+    }
+    fputc('\n', o->exits);
+    if (thr_stream_check(o->exits, o->exits_path, err, errlen)) return -1;
+    if (thr_stream_open(&o->evacuated, o->evacuated_path, dir, "evacuated.csv", err, errlen)) return -1;
+    fputs("id,exit,time,release,born,travel_time,distance,group\n", o->evacuated);
+    if (thr_stream_check(o->evacuated, o->evacuated_path, err, errlen)) return -1;
+  }
+  if (sc->areas.n_polys) {
+    if (thr_stream_open(&o->areas, o->areas_path, dir, "areas.csv", err, errlen)) return -1;
+    fputs("step,time,area,agents,density,mean_speed\n", o->areas);
+    if (thr_stream_check(o->areas, o->areas_path, err, errlen)) return -1;
+  }
+  if (sc->n_lines) {
+    if (thr_stream_open(&o->lines, o->lines_path, dir, "lines.csv", err, errlen)) return -1;
+    fputs("step,time,line,crossings,flow\n", o->lines);
+    if (thr_stream_check(o->lines, o->lines_path, err, errlen)) return -1;
+  }
+  return 0;
+}
+
+int thr_evac_output_exited(thr_evac_output *o, const thr_exit_rec *r, size_t n, char *err, size_t errlen) {
+  if (!o->evacuated || !n) return 0;
+  if (o->n_out + n > o->out_cap) {
+    size_t cap = o->out_cap ? o->out_cap : 1024;
+    while (cap < o->n_out + n) cap *= 2;
+    float *t = realloc(o->out_time, cap * sizeof *t);
+    if (!t) {
+      snprintf(err, errlen, "out of memory recording %zu evacuated agents", o->n_out + n);
+      return -1;
+    }
+    o->out_time = t;
+    o->out_cap = cap;
+  }
+  for (size_t k = 0; k < n; ++k) {
+    const thr_exit_rec *e = &r[k];
+    fprintf(o->evacuated, "%u,", e->id);
+    thr_csv_field(o->evacuated, o->sc->exit_names[e->exit]);
+    fprintf(o->evacuated, ",%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", (double)e->time, (double)e->release, (double)e->born,
+            (double)e->time - (double)e->born, (double)e->travel, e->group);
+    o->exit_count[e->exit]++;
+    o->out_time[o->n_out++] = e->time;
+  }
+  return thr_stream_check(o->evacuated, o->evacuated_path, err, errlen);
+}
+
+int thr_evac_output_row(thr_evac_output *o, long step, double time, const thr_area_sample *areas,
+                        const int64_t *crossings, char *err, size_t errlen) {
+  const thr_scenario *sc = o->sc;
+  if (o->exits) {
+    fprintf(o->exits, "%ld,%.6f", step, time);
+    for (int k = 0; k < sc->n_exits; ++k) fprintf(o->exits, ",%ld", o->exit_count[k]);
+    fputc('\n', o->exits);
+    if (thr_stream_check(o->exits, o->exits_path, err, errlen)) return -1;
+  }
+  if (o->areas) {
+    for (int k = 0; k < sc->areas.n_polys; ++k) {
+      fprintf(o->areas, "%ld,%.6f,", step, time);
+      thr_csv_field(o->areas, sc->area_names[k]);
+      if (isnan(areas[k].mean_speed))
+        fprintf(o->areas, ",%ld,%.6g,nan\n", areas[k].agents, areas[k].density);
+      else
+        fprintf(o->areas, ",%ld,%.6g,%.6g\n", areas[k].agents, areas[k].density, areas[k].mean_speed);
+    }
+    if (thr_stream_check(o->areas, o->areas_path, err, errlen)) return -1;
+  }
+  if (o->lines) {
+    double dt = time - o->last_time;
+    for (int k = 0; k < sc->n_lines; ++k) {
+      int64_t d = crossings[k] - o->last_crossings[k];
+      fprintf(o->lines, "%ld,%.6f,", step, time);
+      thr_csv_field(o->lines, sc->lines[k].name);
+      fprintf(o->lines, ",%lld,%.6g\n", (long long)crossings[k], o->rows && dt > 0.0 ? (double)d / dt : 0.0);
+      o->last_crossings[k] = crossings[k];
+    }
+    if (thr_stream_check(o->lines, o->lines_path, err, errlen)) return -1;
+  }
+  o->last_time = time;
+  o->rows++;
+  return 0;
+}
+
+/* ---- maps ----------------------------------------------------------------------- */
+
+static int map_csv(const char *dir, const char *name, double x0, double y0, double cell, int nx, int ny,
+                   const double *v, char *err, size_t errlen) {
+  char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
+  if (snprintf(path, sizeof path, "%s/maps/%s", dir, name) >= (int)sizeof path) {
+    snprintf(err, errlen, "%.1000s/maps/%s: the path is too long", dir, name);
+    return -1;
+  }
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
+  fprintf(f, "# x0,y0,cell,nx,ny\n%.9g,%.9g,%.9g,%d,%d\n", x0, y0, cell, nx, ny);
+  for (int j = 0; j < ny; ++j)
+    for (int i = 0; i < nx; ++i) {
+      double x = v[(size_t)j * (size_t)nx + (size_t)i];
+      if (isnan(x))
+        fputs("nan", f);
+      else
+        fprintf(f, "%.6g", x);
+      fputc(i + 1 < nx ? ',' : '\n', f);
+    }
+  return thr_file_commit(f, path, tmp, err, errlen);
+}
+
+/* Base64 of n bytes (VTK's "binary" format). */
+static void base64(FILE *f, const unsigned char *p, size_t n) {
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (size_t k = 0; k < n; k += 3) {
+    unsigned v = (unsigned)p[k] << 16;
+    if (k + 1 < n) v |= (unsigned)p[k + 1] << 8;
+    if (k + 2 < n) v |= p[k + 2];
+    fputc(tab[v >> 18 & 63], f);
+    fputc(tab[v >> 12 & 63], f);
+    fputc(k + 1 < n ? tab[v >> 6 & 63] : '=', f);
+    fputc(k + 2 < n ? tab[v & 63] : '=', f);
+  }
+}
+
+/* One VTK DataArray: a UInt32 byte count, then the doubles, base64 as one
+ * block. */
+static int vti_array(FILE *f, const char *name, const double *v, size_t n) {
+  size_t bytes = n * sizeof(double);
+  unsigned char *buf = malloc(4 + bytes);
+  if (!buf) return -1;
+  uint32_t len = (uint32_t)bytes;
+  memcpy(buf, &len, 4);
+  memcpy(buf + 4, v, bytes);
+  fprintf(f, "      <DataArray type=\"Float64\" Name=\"%s\" format=\"binary\">\n        ", name);
+  base64(f, buf, 4 + bytes);
+  fputs("\n      </DataArray>\n", f);
+  free(buf);
+  return 0;
+}
+
+static int map_vti(const char *dir, double x0, double y0, double cell, int nx, int ny, const double *density,
+                   const double *speed, char *err, size_t errlen) {
+  char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
+  if (snprintf(path, sizeof path, "%s/maps/maps.vti", dir) >= (int)sizeof path) {
+    snprintf(err, errlen, "%.1000s/maps/maps.vti: the path is too long", dir);
+    return -1;
+  }
+  size_t n = (size_t)nx * (size_t)ny;
+  if (n * sizeof(double) > 0xfffffff0u) return 0; /* too large for one block: the CSV files only */
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
+  const uint16_t one = 1;
+  unsigned char little;
+  memcpy(&little, &one, 1);
+  fprintf(f,
+          "<?xml version=\"1.0\"?>\n<VTKFile type=\"ImageData\" version=\"0.1\" byte_order=\"%s\">\n"
+          "  <ImageData WholeExtent=\"0 %d 0 %d 0 0\" Origin=\"%.9g %.9g 0\" Spacing=\"%.9g %.9g 1\">\n"
+          "    <Piece Extent=\"0 %d 0 %d 0 0\">\n    <CellData Scalars=\"density\">\n",
+          little ? "LittleEndian" : "BigEndian", nx, ny, x0, y0, cell, cell, nx, ny);
+  int rc = vti_array(f, "density", density, n);
+  if (!rc) rc = vti_array(f, "speed", speed, n);
+  fputs("    </CellData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n", f);
+  if (rc) {
+    fclose(f);
+    remove(tmp);
+    snprintf(err, errlen, "%.1000s: out of memory", path);
+    return -1;
+  }
+  return thr_file_commit(f, path, tmp, err, errlen);
+}
+
+int thr_evac_output_maps(thr_evac_output *o, double x0, double y0, double cell, int nx, int ny, const double *density,
+                         const double *speed, long samples, char *err, size_t errlen) {
+  if (samples <= 0) return 0;
+  char path[THR_PATH_MAX];
+  errno = 0;
+  if (snprintf(path, sizeof path, "%s/maps", o->dir) >= (int)sizeof path || thr_make_dirs(path)) {
+    snprintf(err, errlen, "%.1000s/maps: cannot create: %s", o->dir, strerror(errno ? errno : ENAMETOOLONG));
+    return -1;
+  }
+  if (map_csv(o->dir, "density.csv", x0, y0, cell, nx, ny, density, err, errlen)) return -1;
+  if (map_csv(o->dir, "speed.csv", x0, y0, cell, nx, ny, speed, err, errlen)) return -1;
+  return map_vti(o->dir, x0, y0, cell, nx, ny, density, speed, err, errlen);
+}
+
+/* ---- summary.json ---------------------------------------------------------------- */
+
+static void json_time_or_null(FILE *f, int known, double t) {
+  if (known)
+    fprintf(f, "%.6f", t);
+  else
+    fputs("null", f);
+}
+
+int thr_evac_output_summary(thr_evac_output *o, const thr_evac_summary *s, char *err, size_t errlen) {
+  const thr_scenario *sc = o->sc;
+  char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
+  if (snprintf(path, sizeof path, "%s/summary.json", o->dir) >= (int)sizeof path) {
+    snprintf(err, errlen, "%.1000s/summary.json: the path is too long", o->dir);
+    return -1;
+  }
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
+  long total = s->agents_initial + s->agents_added;
+  size_t need = total > 0 ? (size_t)ceil(0.95 * (double)total - 1e-9) : 0;
+  fputs("{\n  \"scenario\": ", f);
+  thr_json_string(f, sc->name);
+  fprintf(f, ",\n  \"state\": \"%s\",\n", s->state);
+  fprintf(f, "  \"agents_initial\": %ld,\n  \"agents_added\": %ld,\n  \"evacuated\": %zu,\n  \"remaining\": %ld,\n",
+          s->agents_initial, s->agents_added, o->n_out, s->remaining);
+  fputs("  \"evacuation_time\": ", f);
+  json_time_or_null(f, s->remaining == 0 && o->n_out > 0, o->n_out ? (double)o->out_time[o->n_out - 1] : 0.0);
+  fputs(",\n  \"t95\": ", f);
+  json_time_or_null(f, need > 0 && o->n_out >= need, need > 0 && o->n_out >= need ? (double)o->out_time[need - 1] : 0);
+  fputs(",\n  \"exits\": {", f);
+  for (int k = 0; k < sc->n_exits; ++k) {
+    fputs(k ? ", " : "", f);
+    thr_json_string(f, sc->exit_names[k]);
+    fprintf(f, ": %ld", o->exit_count[k]);
+  }
+  fprintf(f,
+          "},\n  \"steps\": %ld,\n  \"time\": %.6f,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": "
+          "%.6g\n}\n",
+          s->steps, s->time, s->wall_seconds, s->agent_steps_per_second);
+  return thr_file_commit(f, path, tmp, err, errlen);
+}
+
+int thr_evac_output_close(thr_evac_output *o, char *err, size_t errlen) {
+  int rc = 0;
+  rc |= thr_stream_close(&o->exits, o->exits_path, err, errlen);
+  rc |= thr_stream_close(&o->evacuated, o->evacuated_path, err, errlen);
+  rc |= thr_stream_close(&o->areas, o->areas_path, err, errlen);
+  rc |= thr_stream_close(&o->lines, o->lines_path, err, errlen);
+  free(o->exit_count);
+  free(o->out_time);
+  free(o->last_crossings);
+  o->exit_count = NULL;
+  o->out_time = NULL;
+  o->last_crossings = NULL;
+  return rc ? -1 : 0;
+}
