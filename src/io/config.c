@@ -193,28 +193,8 @@ static int pick_one(cfg *c, const thr_ynode *map, const char *path, int *which) 
 
 /* ---- scalars -------------------------------------------------------------- */
 
-/* Length of a decimal number at s: [-+]?(d+(.d*)?|.d+)([eE][-+]?d+)? */
-static size_t scan_decimal(const char *s) {
-  size_t i = 0, digits = 0;
-  if (s[i] == '-' || s[i] == '+') i++;
-  while (s[i] >= '0' && s[i] <= '9') i++, digits++;
-  if (s[i] == '.') {
-    i++;
-    while (s[i] >= '0' && s[i] <= '9') i++, digits++;
-  }
-  if (!digits) return 0;
-  if (s[i] == 'e' || s[i] == 'E') {
-    size_t j = i + 1;
-    if (s[j] == '-' || s[j] == '+') j++;
-    if (s[j] < '0' || s[j] > '9') return i;
-    while (s[j] >= '0' && s[j] <= '9') j++;
-    i = j;
-  }
-  return i;
-}
-
 static int parse_decimal(const char *s, double *v) {
-  size_t n = scan_decimal(s);
+  size_t n = thr_text_scan_decimal(s);
   if (!n || s[n]) return 0;
   *v = strtod(s, NULL);
   return 1;
