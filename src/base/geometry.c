@@ -132,6 +132,13 @@ int thr_ring_is_outer(const thr_polyset *s, int r) {
   return 0;
 }
 
+double thr_polyset_area(const thr_polyset *s) {
+  double area = 0.0;
+  for (int r = 0; r < s->n_rings; ++r)
+    area += (thr_ring_is_outer(s, r) ? 1.0 : -1.0) * fabs(thr_ring_area(thr_ring_verts(s, r), thr_ring_len(s, r)));
+  return area;
+}
+
 /* Point k of a ring's sample: vertex k/2 for even k, the middle of edge
  * k/2 for odd k (2n points). Vertices and edge middles together tell on
  * which side of another ring a ring lies once their edges do not cross. */

@@ -48,6 +48,10 @@ static inline int thr_ring_len(const thr_polyset *s, int r) {
 /* Whether ring r is the outer ring of its polygon (else a hole). */
 int thr_ring_is_outer(const thr_polyset *s, int r);
 
+/* The area of a valid polygon set (thr_polyset_check): its outer rings'
+ * areas less its holes'. */
+double thr_polyset_area(const thr_polyset *s);
+
 /* What is wrong with a polygon set (thr_polyset_check). */
 enum thr_shape_fault {
   THR_SHAPE_OK,

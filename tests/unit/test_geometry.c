@@ -116,6 +116,7 @@ THR_TEST(points_on_edges_and_in_holes) {
   CHECK(thr_polyset_locate(s, v2(10.0005f, 5), 1e-3) == THR_ON_BOUNDARY); /* within the tolerance */
   CHECK(thr_polyset_locate(s, v2(10.01f, 5), 1e-3) == THR_OUTSIDE);
   CHECK(thr_ring_is_outer(s, 0) && !thr_ring_is_outer(s, 1));
+  CHECK_NEAR(thr_polyset_area(s), 96, TOL); /* 10 x 10 less the 2 x 2 pillar */
   free(room);
 }
 
