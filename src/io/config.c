@@ -1462,6 +1462,14 @@ static int read_journey_body(cfg *c, const thr_ynode *item, const char *path, jo
   const thr_ynode *list;
   int *ids = NULL, n = 0;
   if (read_stage_names(c, thr_ymap_get(item, "stages"), subkey(p, path, "stages"), &ids, &n)) return -1;
+  for (int k = 0; k + 1 < n; ++k) /* agents leave at an exit: nothing after it is reached */
+    if (c->sc->stages[ids[k]].kind == THR_STAGE_EXIT) {
+      char q[PATH_LEN];
+      const thr_ynode *at = thr_ymap_get(item, "stages")->items[k];
+      free(ids);
+      return fail(c, at, subindex(q, p, k), "stage '%s' is an exit: agents leave there, so it can only end the list",
+                  at->text);
+    }
   jd->first_stage = ids[0];
   jd->first_transition = js->j * c->sc->n_stages;
   for (int k = 0; k < n; ++k) js->member[ids[k]] = 1;

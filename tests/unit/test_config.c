@@ -1147,6 +1147,9 @@ THR_TEST(stage_and_journey_errors) {
               ":5:21: stages[0].exit: unknown exit 'door' (exits defined: out)");
   STAGES_FAIL("stages:\n  - {name: a, waypoint: [1, 1]}\njourneys:\n  - {name: j, stages: [a, b]}\n",
               ":7:27: journeys[0].stages[1]: unknown stage 'b' (stages defined: a)");
+  STAGES_FAIL("stages:\n  - {name: o, exit: out}\n  - {name: a, waypoint: [1, 1]}\n"
+              "journeys:\n  - {name: j, stages: [o, a]}\n",
+              ":8:24: journeys[0].stages[0]: stage 'o' is an exit: agents leave there, so it can only end the list");
   STAGES_FAIL("stages:\n  - {name: a, waypoint: [1, 1]}\njourneys:\n  - {name: j, stages: [a, a]}\n",
               ":7:27: journeys[0].stages[1]: stage 'a' is already in the list");
   STAGES_FAIL(
