@@ -1331,10 +1331,10 @@ static int read_stages(cfg *c, const thr_ynode *root) {
 
 /* What reading one journey keeps track of. */
 typedef struct journey_state {
-  int j;               /* the journey's index */
-  char *member;        /* [n_stages] 1: a stage of the journey (listed, or a transition's candidate) */
-  const thr_ynode **from; /* [n_stages] the `from` of the transition that leaves the stage, or NULL */
-  int *from_item;      /* [n_stages] the index of that transition in the journey's list */
+  int j;                  /* the journey's index */
+  char *member;           /* [n_stages] 1: a stage of the journey (listed, or a transition's candidate) */
+  const thr_ynode **from; /* [n_stages] the transition that leaves the stage (its map), or NULL */
+  int *from_item;         /* [n_stages] the index of that transition in the journey's list */
 } journey_state;
 
 /* A list of names (row `path`: at least min_items) of stages, each known
@@ -1958,8 +1958,8 @@ static int read_sources(cfg *c, const thr_ynode *root) {
 static int read_measure_area(cfg *c, const thr_ynode *item, const char *path, int i) {
   char p[PATH_LEN];
   thr_scenario *sc = c->sc;
-  const char *first = i >= 0 ? sc->area_names[0] : NULL;
-  named areas = {"area", "measurement.areas", i + 1, first, sizeof *sc->area_names, sc->areas.poly_line, sizeof(int)};
+  named areas = {"area", "measurement.areas", i + 1, sc->area_names[0], sizeof *sc->area_names, sc->areas.poly_line,
+                 sizeof *sc->areas.poly_line};
   if (item_map(c, item, path, "a map {name: NAME, polygon: [[x, y], ...]}") || need_keys(c, item, path, -1) ||
       read_item_name(c, item, path, sc->area_names[i], sizeof sc->area_names[i], &areas, i))
     return -1;
