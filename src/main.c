@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/geometry.h"
 #include "build_info.h"
 #include "core/populate.h"
 #include "run.h"
@@ -225,23 +226,76 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
          (double)sc->world_max.x, (double)sc->world_min.y, (double)sc->world_max.y, w->gnx, w->gny,
          (double)w->cell);
   printf("  time       dt %.6g s, %ld steps (%.2f s)\n", (double)p->dt, sc->steps, (double)sc->steps * p->dt);
-  printf("  agents     %ld in %d block(s)\n", total, sc->n_blocks);
+  printf("  agents     %ld in %d block(s)%s\n", total, sc->n_blocks - sc->n_sources,
+         sc->n_sources ? ", and the sources' blocks" : "");
   for (int b = 0; b < sc->n_blocks; ++b) {
     const thr_block *k = &sc->blocks[b];
-    char layout[32];
-    printf("    [%d] %-16s %-7s group %d  radius %g-%g  mass %g-%g  speed %g+-%g  goal %s\n", b, k->name,
-           layout_name(k->layout, layout, sizeof layout), k->group, (double)k->radius_min, (double)k->radius_max,
-           (double)k->mass_min, (double)k->mass_max, (double)k->speed_mean, (double)k->speed_spread,
-           k->goal_kind == THR_BGOAL_SET         ? "named"
-           : k->goal_kind == THR_BGOAL_POINT     ? "point"
-           : k->goal_kind == THR_BGOAL_OFFSET    ? "offset"
-           : k->goal_kind == THR_BGOAL_ANTIPODAL ? "antipodal"
-                                                 : "none");
+    char layout[32], route[96], speed[96];
+    if (k->route_kind == THR_ROUTE_NEAREST_EXIT)
+      snprintf(route, sizeof route, "exit nearest");
+    else if (k->route_kind == THR_ROUTE_EXIT)
+      snprintf(route, sizeof route, "exit %s", sc->exit_names[k->route]);
+    else if (k->route_kind == THR_ROUTE_JOURNEY)
+      snprintf(route, sizeof route, "journey %s", sc->journeys[k->route].name);
+    else
+      snprintf(route, sizeof route, "goal %s",
+               k->goal_kind == THR_BGOAL_SET         ? "named"
+               : k->goal_kind == THR_BGOAL_POINT     ? "point"
+               : k->goal_kind == THR_BGOAL_OFFSET    ? "offset"
+               : k->goal_kind == THR_BGOAL_ANTIPODAL ? "antipodal"
+                                                     : "none");
+    if (k->speed_dist.kind == THR_DIST_NORMAL)
+      snprintf(speed, sizeof speed, "%g sd %g in %g-%g", (double)k->speed_dist.a, (double)k->speed_dist.b,
+               (double)k->speed_dist.lo, (double)k->speed_dist.hi);
+    else
+      snprintf(speed, sizeof speed, "%g+-%g", (double)k->speed_mean, (double)k->speed_spread);
+    printf("    [%d] %-16s %-7s group %d  radius %g-%g  mass %g-%g  speed %s  %s%s%s\n", b, k->name,
+           k->source ? "source" : layout_name(k->layout, layout, sizeof layout), k->group, (double)k->radius_min,
+           (double)k->radius_max, (double)k->mass_min, (double)k->mass_max, speed, route,
+           k->premove.kind ? "  premovement " : "",
+           k->premove.kind == THR_DIST_CONST ? "fixed" : k->premove.kind ? "drawn" : "");
   }
   printf("  goals      %d", sc->n_goals);
   for (int g = 0; g < sc->n_goals; ++g) printf("%s%s", g ? ", " : " (", sc->goal_names[g]);
   printf("%s\n", sc->n_goals ? ")" : "");
-  printf("  obstacles  %d (%d vertices)\n", sc->n_obstacles, sc->n_verts);
+  printf("  obstacles  %d (%d vertices)%s\n", sc->n_obstacles, sc->n_verts,
+         sc->walkable.n_polys ? ", the walkable area's walls among them" : "");
+  if (sc->walkable.n_polys)
+    printf("  walkable   %d polygon(s), %d hole(s), %.6g m^2\n", sc->walkable.n_polys,
+           sc->walkable.n_rings - sc->walkable.n_polys, thr_polyset_area(&sc->walkable));
+  if (sc->n_exits) {
+    printf("  exits      %d", sc->n_exits);
+    for (int e = 0; e < sc->n_exits; ++e) printf("%s%s", e ? ", " : " (", sc->exit_names[e]);
+    printf("), routing cells of %g m, clearance %g m (0 = largest radius)\n", (double)sc->route_cell,
+           (double)sc->route_clearance);
+  }
+  if (sc->n_stages) {
+    static const char *const kinds[] = {"waypoint", "exit", "queue", "waiting"};
+    printf("  stages     %d", sc->n_stages);
+    for (int s = 0; s < sc->n_stages; ++s) {
+      const thr_stage_def *st = &sc->stages[s];
+      printf("%s%s %s", s ? ", " : " (", st->name, kinds[st->kind]);
+      if (st->n_slots) printf(" of %d slot(s)", st->n_slots);
+      if (st->kind == THR_STAGE_EXIT) printf(" %s", sc->exit_names[st->exit]);
+    }
+    printf(")\n");
+  }
+  if (sc->n_journeys) {
+    printf("  journeys   %d", sc->n_journeys);
+    for (int j = 0; j < sc->n_journeys; ++j)
+      printf("%s%s from %s", j ? ", " : " (", sc->journeys[j].name, sc->stages[sc->journeys[j].first_stage].name);
+    printf(")\n");
+  }
+  for (int s = 0; s < sc->n_sources; ++s) {
+    const thr_source_def *src = &sc->sources[s];
+    printf("  source     %s: %g agents/s from %g s", src->name, (double)src->rate, (double)src->start);
+    if (src->stop >= 0) printf(" to %g s", (double)src->stop);
+    if (src->count) printf(", at most %ld", src->count);
+    printf(" (block [%d])\n", src->block);
+  }
+  if (sc->areas.n_polys || sc->n_lines || sc->map_every)
+    printf("  measure    %d area(s), %d line(s), maps %s every %d steps (cells of %g m)\n", sc->areas.n_polys,
+           sc->n_lines, sc->map_every ? "averaged" : "off:", sc->map_every, (double)sc->map_cell);
   printf("  solver     %d stability + %d iterations, omega %g, radius scale %g\n", p->stability_iterations,
          p->solver_iterations, (double)p->omega, (double)p->radius_scale);
   printf("  contact    %s, friction %s (mu_s %g, mu_k %g)\n", p->contact_on ? "on" : "off",

@@ -1,9 +1,10 @@
 /* Scenario file -> thr_scenario: walks the YAML tree (yamltree.h), checks
  * every key against the key table (schema.h) and fills the scenario. Values
  * and defaults go through the table's rows; the code here adds what a row
- * cannot say (shapes, layouts, goal sets). Every error names the file
- * position (or --set override), the key path and what is wrong; the first
- * error stops loading. */
+ * cannot say (shapes, layouts, goal sets, the walkable area and what must
+ * lie inside it, references between exits, stages, journeys and blocks).
+ * Every error names the file position (or --set override), the key path
+ * and what is wrong; the first error stops loading. */
 #define _POSIX_C_SOURCE 200809L
 #include "config.h"
 
@@ -17,11 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/geometry.h"
 #include "schema.h"
+#include "wkt.h"
 #include "yamltree.h"
 
 #define PATH_LEN 256 /* key paths such as agents[12].speed.mean */
 #define GOT_LEN 96   /* "got ..." descriptions */
+#define ON_TOL 1e-3  /* [m]: a point this near the walkable area's boundary lies on it */
 
 /* ---- loading context and messages ----------------------------------------- */
 
@@ -29,8 +33,15 @@ typedef struct cfg {
   thr_scenario *sc;
   char *err;
   size_t errlen;
-  int verts_cap; /* capacity of sc->verts */
-  int items_cap; /* capacity of sc->set_items */
+  int verts_cap;           /* capacity of sc->verts */
+  int items_cap;           /* capacity of sc->set_items */
+  int trans_cap;           /* capacity of sc->trans_items and sc->trans_weights */
+  const thr_polyset *area; /* where exits, stages and regions must lie: the walkable area, else the world */
+  const char *area_name;   /* "the walkable area" or "the world" */
+  int walls_line;          /* line of the walkable area's value, for the walls that follow from it */
+  thr_polyset world_area;  /* the world as a polygon (the area when no walkable area is given) */
+  int world_poly_first[2], world_ring_first[2];
+  thr_vec2 world_verts[4];
 } cfg;
 
 static int fail(cfg *c, const thr_ynode *at, const char *path, const char *fmt, ...)
@@ -193,28 +204,8 @@ static int pick_one(cfg *c, const thr_ynode *map, const char *path, int *which) 
 
 /* ---- scalars -------------------------------------------------------------- */
 
-/* Length of a decimal number at s: [-+]?(d+(.d*)?|.d+)([eE][-+]?d+)? */
-static size_t scan_decimal(const char *s) {
-  size_t i = 0, digits = 0;
-  if (s[i] == '-' || s[i] == '+') i++;
-  while (s[i] >= '0' && s[i] <= '9') i++, digits++;
-  if (s[i] == '.') {
-    i++;
-    while (s[i] >= '0' && s[i] <= '9') i++, digits++;
-  }
-  if (!digits) return 0;
-  if (s[i] == 'e' || s[i] == 'E') {
-    size_t j = i + 1;
-    if (s[j] == '-' || s[j] == '+') j++;
-    if (s[j] < '0' || s[j] > '9') return i;
-    while (s[j] >= '0' && s[j] <= '9') j++;
-    i = j;
-  }
-  return i;
-}
-
 static int parse_decimal(const char *s, double *v) {
-  size_t n = scan_decimal(s);
+  size_t n = thr_text_scan_decimal(s);
   if (!n || s[n]) return 0;
   *v = strtod(s, NULL);
   return 1;
@@ -390,6 +381,54 @@ static int read_choice(cfg *c, const thr_ynode *n, const char *path, const thr_k
   return 0;
 }
 
+/* ---- forms of list items -------------------------------------------------- */
+
+/* The name of form `form` of the item at key path `path` ("waypoint", ...). */
+static const char *form_key(const char *path, int form, char *buf, size_t len) {
+  char p[PATH_LEN];
+  return thr_schema_form_name(buf, len, schema_path(path, p), form);
+}
+
+/* The form of an item whose forms are its ONE_OF keys (stages, exits,
+ * transitions): the one map gives, as its index among them (thr_key.forms). */
+static int read_form(cfg *c, const thr_ynode *map, const char *path, int *form) {
+  char name[64];
+  int which = 0;
+  if (pick_one(c, map, path, &which)) return -1;
+  for (*form = 0; *form_key(path, *form, name, sizeof name); ++*form)
+    if (!strcmp(name, map->keys[which]->text)) return 0;
+  return fail(c, map, path, "internal error: '%s' names no form", map->keys[which]->text);
+}
+
+/* The forms that take row k, "a, b". */
+static const char *forms_taking(const thr_key *k, const char *path, char *buf, size_t len) {
+  char word[32];
+  buf[0] = '\0';
+  for (int F = 0; *form_key(path, F, word, sizeof word); ++F) {
+    if (!thr_key_takes_form(k, F)) continue;
+    if (*buf) thr_str_append(buf, len, ", ");
+    thr_str_append(buf, len, word);
+  }
+  return buf;
+}
+
+/* Keys that only other forms take (semi_axes on a grid block, service on
+ * a waypoint) are mistakes, not extras. */
+static int check_form_keys(cfg *c, const thr_ynode *map, const char *path, int form) {
+  char p[PATH_LEN], name[32], takes[256];
+  for (int k = 0; k < map->n; ++k) {
+    const thr_key *row = row_of(path, map->keys[k]->text);
+    if (thr_key_takes_form(row, form)) continue;
+    form_key(path, form, name, sizeof name);
+    if (thr_schema_child(schema_path(path, p), "layout")) /* agent blocks: their layouts */
+      return fail(c, map->keys[k], path, "key '%s' does not apply to layout '%s' (%s blocks take %s)",
+                  thr_key_name(row), name, name, thr_schema_form_keys(takes, sizeof takes, p, form));
+    return fail(c, map->keys[k], path, "key '%s' goes with %s, not with %s", thr_key_name(row),
+                forms_taking(row, path, takes, sizeof takes), name);
+  }
+  return 0;
+}
+
 /* ---- values through the key table ---------------------------------------- */
 
 /* Node n, the value of key path `path`, as row k says, into dst: a variable
@@ -432,12 +471,14 @@ static int has_reader(const thr_key *k) {
   }
 }
 
-/* Where row k's value lives: in the scenario, its parameters, or block b. */
-static void *field_of(cfg *c, const thr_key *k, thr_block *b) {
+/* Where row k's value lives: in the scenario, its parameters, or `item`
+ * (the block, stage or source being read, or a variable of the row's C
+ * type); NULL for a row without a field. */
+static void *field_of(cfg *c, const thr_key *k, void *item) {
   char *base = k->field.at == THR_AT_SCENARIO ? (char *)c->sc
                : k->field.at == THR_AT_PARAMS ? (char *)&c->sc->prm
-               : k->field.at == THR_AT_BLOCK  ? (char *)b
-                                              : NULL;
+               : k->field.at == THR_AT_NONE   ? NULL
+                                              : (char *)item;
   return base ? base + k->field.off : NULL;
 }
 
@@ -450,31 +491,33 @@ static int read_key_into(cfg *c, const thr_ynode *map, const char *path, const c
   return read_value(c, v, p, row_at(p), dst);
 }
 
-/* The value of `key`, if given, into its field (of block b for agents[] keys). */
-static int read_key(cfg *c, const thr_ynode *map, const char *path, const char *key, thr_block *b) {
-  return read_key_into(c, map, path, key, field_of(c, row_of(path, key), b));
+/* The value of `key`, if given, into its field (of `item` for the keys of
+ * list items). */
+static int read_key(cfg *c, const thr_ynode *map, const char *path, const char *key, void *item) {
+  return read_key_into(c, map, path, key, field_of(c, row_of(path, key), item));
 }
 
-/* Every key under `path` that read_value reads and map gives, in table order. */
-static int read_fields(cfg *c, const thr_ynode *map, const char *path, thr_block *b) {
+/* Every key under `path` that read_value reads and map gives, in table order
+ * (rows without a field are only checked: strings). */
+static int read_fields(cfg *c, const thr_ynode *map, const char *path, void *item) {
   char p[PATH_LEN];
   schema_path(path, p);
   for (size_t i = 0; i < thr_schema_len; ++i) {
     const thr_key *k = &thr_schema[i];
-    if (thr_key_is_child(k, p) && has_reader(k) && read_key(c, map, path, thr_key_name(k), b)) return -1;
+    if (thr_key_is_child(k, p) && has_reader(k) && read_key(c, map, path, thr_key_name(k), item)) return -1;
   }
   return 0;
 }
 
-/* Every key the table marks required under `path` (for agent blocks: that
- * `layout` takes; -1 elsewhere) must be in map. */
-static int need_keys(cfg *c, const thr_ynode *map, const char *path, int layout) {
+/* Every key the table marks required under `path` (for items that come in
+ * forms: that `form` takes; -1 elsewhere) must be in map. */
+static int need_keys(cfg *c, const thr_ynode *map, const char *path, int form) {
   char p[PATH_LEN];
   schema_path(path, p);
   for (size_t i = 0; i < thr_schema_len; ++i) {
     const thr_key *k = &thr_schema[i];
     if (!thr_key_is_child(k, p) || !(k->flags & THR_KEY_REQUIRED)) continue;
-    if (layout >= 0 && !thr_key_takes_layout(k, layout)) continue;
+    if (form >= 0 && !thr_key_takes_form(k, form)) continue;
     if (!thr_ymap_get(map, thr_key_name(k))) return missing(c, map, path, thr_key_name(k), "");
   }
   return 0;
@@ -535,6 +578,105 @@ static int read_rect(cfg *c, const thr_ynode *n, const char *path, int strict, t
   return check_corners(c, thr_ymap_get(n, "max"), path, *lo, *hi, strict);
 }
 
+/* ---- named things: goals, exits, stages, journeys, ... --------------------- */
+
+/* A list of named things as messages need it: thing k's name at
+ * name + k * name_stride, its line (0: from an override) at
+ * line + k * line_stride (line NULL: none). */
+typedef struct named {
+  const char *kind;    /* "stage" */
+  const char *section; /* "stages": the key that defines them */
+  int n;
+  const char *name;
+  size_t name_stride;
+  const int *line;
+  size_t line_stride;
+} named;
+
+/* Things in an array of structs with `name` and `line` members. */
+#define NAMED(kind, section, arr, count)                                                           \
+  ((named){kind, section, (count), (count) ? (arr)->name : NULL, sizeof *(arr), (count) ? &(arr)->line : NULL, \
+           sizeof *(arr)})
+
+static const char *name_of(const named *t, int k) {
+  return t->name + (size_t)k * t->name_stride;
+}
+
+static int line_of(const named *t, int k) {
+  return t->line ? *(const int *)((const char *)t->line + (size_t)k * t->line_stride) : 0;
+}
+
+static int find_named(const named *t, const char *name) {
+  for (int k = 0; k < t->n; ++k)
+    if (!strcmp(name_of(t, k), name)) return k;
+  return -1;
+}
+
+/* "unknown stage 'x' (stages defined: a, b)" */
+static int unknown_name(cfg *c, const thr_ynode *at, const char *path, const named *t, const char *name) {
+  char known[512] = "";
+  if (!t->n)
+    return fail(c, at, path, "unknown %s '%s' (no %ss are defined; add them under '%s')", t->kind, name, t->kind,
+                t->section);
+  for (int k = 0; k < t->n; ++k) {
+    if (k) thr_str_append(known, sizeof known, ", ");
+    thr_str_append(known, sizeof known, name_of(t, k));
+  }
+  return fail(c, at, path, "unknown %s '%s' (%ss defined: %s)", t->kind, name, t->kind, known);
+}
+
+/* The index of the thing that node n (at key path `path`) names. */
+static int resolve_name(cfg *c, const thr_ynode *n, const char *path, const named *t, int *index) {
+  if (read_string(c, n, path, NULL, 0, 1)) return -1;
+  *index = find_named(t, n->text);
+  return *index < 0 ? unknown_name(c, n, path, t, n->text) : 0;
+}
+
+/* Thing k's name differs from those before it. */
+static int check_unique(cfg *c, const thr_ynode *at, const char *path, const named *t, int k) {
+  for (int q = 0; q < k; ++q) {
+    if (strcmp(name_of(t, q), name_of(t, k))) continue;
+    if (line_of(t, q) > 0)
+      return fail(c, at, path, "duplicate %s name '%s' (first at line %d)", t->kind, name_of(t, k), line_of(t, q));
+    return fail(c, at, path, "duplicate %s name '%s'", t->kind, name_of(t, k));
+  }
+  return 0;
+}
+
+/* Item k's required `name` into buf (thing k of t), unique among t's first k. */
+static int read_item_name(cfg *c, const thr_ynode *item, const char *path, char *buf, size_t size, const named *t,
+                          int k) {
+  char p[PATH_LEN];
+  const thr_ynode *v = thr_ymap_get(item, "name");
+  subkey(p, path, "name");
+  if (read_string(c, v, p, buf, size, row_at(p)->range == THR_RANGE_NONEMPTY)) return -1;
+  return check_unique(c, v, p, t, k);
+}
+
+/* The line of a list item: its first key's (the item's own for an empty map). */
+static int item_line(const thr_ynode *item) {
+  return item->kind == THR_Y_MAP && item->n ? item->keys[0]->line : item->line;
+}
+
+/* A list under `key` of map (0 items when absent or null), else a message
+ * naming what its items are. */
+static int list_at(cfg *c, const thr_ynode *map, const char *key, const char *path, const char *items,
+                   const thr_ynode **list) {
+  char g[GOT_LEN];
+  *list = thr_ymap_get(map, key);
+  if (*list && thr_ynode_is_null(*list)) *list = NULL;
+  if (*list && (*list)->kind != THR_Y_SEQ)
+    return fail(c, *list, path, "expected a list of %s, got %s", items, got(*list, g));
+  return 0;
+}
+
+/* An item of a list must be a map of the keys the table has there. */
+static int item_map(cfg *c, const thr_ynode *item, const char *path, const char *what) {
+  char g[GOT_LEN];
+  if (item->kind != THR_Y_MAP) return fail(c, item, path, "expected %s, got %s", what, got(item, g));
+  return check_keys(c, item, path);
+}
+
 /* ---- sections: maps of scalar keys ---------------------------------------- */
 
 static int read_section(cfg *c, const thr_ynode *root, const thr_key *section) {
@@ -548,15 +690,204 @@ static int read_section(cfg *c, const thr_ynode *root, const thr_key *section) {
   return check_keys(c, m, name) || read_fields(c, m, name, NULL) ? -1 : 0;
 }
 
-/* The optional top-level maps: time, solver, model, ..., output. */
+/* The optional top-level maps: time, solver, model, ..., output (their
+ * scalar keys; geometry and measurement have readers for the rest). A map
+ * with required keys (world) has a reader of its own, which checks them. */
 static int read_sections(cfg *c, const thr_ynode *root) {
+  char required[128];
   for (size_t i = 0; i < thr_schema_len; ++i) {
     const thr_key *k = &thr_schema[i];
-    if (thr_key_is_child(k, "") && k->type == THR_KEY_MAP && !(k->flags & THR_KEY_REQUIRED) &&
-        read_section(c, root, k))
-      return -1;
+    if (!thr_key_is_child(k, "") || k->type != THR_KEY_MAP || (k->flags & THR_KEY_REQUIRED)) continue;
+    if (*thr_schema_names(required, sizeof required, k->path, THR_KEY_REQUIRED, ", ")) continue;
+    if (read_section(c, root, k)) return -1;
   }
   return 0;
+}
+
+/* ---- the walkable area ---------------------------------------------------- */
+
+/* Room for `count` elements of `size` bytes in the array at *arr. */
+static int grow(void *arr, size_t count, size_t size) {
+  void **p = arr;
+  void *grown = realloc(*p, count * size);
+  if (!grown) return -1;
+  *p = grown;
+  return 0;
+}
+
+/* The WKT of the walkable area and where it came from, for messages. */
+typedef struct wkt_source {
+  const thr_ynode *node; /* the value of geometry.walkable or geometry.walkable_file */
+  const char *path;      /* its key path */
+  const char *text;      /* the WKT */
+  const char *file;      /* the file it came from; NULL: the value itself */
+} wkt_source;
+
+/* A problem at byte `at` of the WKT: after the value's place and key, the
+ * character within the value, or the file's line and column. */
+static int wkt_fail(cfg *c, const wkt_source *w, size_t at, const char *what) {
+  int line, col;
+  if (!w->file)
+    return fail(c, w->node, w->path, "at character %zu of the WKT: %s", thr_text_char_index(w->text, at), what);
+  thr_text_line_col(w->text, at, &line, &col);
+  return fail(c, w->node, w->path, "%s:%d:%d: %s", w->file, line, col, what);
+}
+
+/* "the outer ring of polygon 2", "hole 1 of polygon 2" */
+static const char *ring_name(const thr_polyset *s, int ring, char *buf, size_t len) {
+  int p = 0;
+  while (p + 1 < s->n_polys && s->poly_first[p + 1] <= ring) p++;
+  if (ring == s->poly_first[p])
+    snprintf(buf, len, "the outer ring of polygon %d", p + 1);
+  else
+    snprintf(buf, len, "hole %d of polygon %d", ring - s->poly_first[p], p + 1);
+  return buf;
+}
+
+/* What thr_polyset_check found, at the WKT text of the ring or edge. */
+static int walkable_fault(cfg *c, const wkt_source *w, const thr_wkt *wkt, const thr_shape_report *r) {
+  const thr_polyset *s = &wkt->shape;
+  char ring[64], other[64], what[256];
+  int edge = r->fault == THR_SHAPE_SELF_MEET ? r->other_edge : r->edge;
+  size_t at = edge >= 0 ? wkt->vert_at[s->ring_first[r->ring] + edge] : wkt->ring_at[r->ring];
+  double x = r->at.x, y = r->at.y;
+  ring_name(s, r->ring, ring, sizeof ring);
+  if (r->other >= 0) ring_name(s, r->other, other, sizeof other);
+  switch (r->fault) {
+    case THR_SHAPE_FEW_VERTICES:
+      snprintf(what, sizeof what, "%s has fewer than 3 distinct points", ring);
+      break;
+    case THR_SHAPE_ZERO_AREA:
+      snprintf(what, sizeof what, "%s has zero area (its points lie on one line)", ring);
+      break;
+    case THR_SHAPE_SELF_MEET:
+      snprintf(what, sizeof what, "%s intersects itself at (%g %g)", ring, x, y);
+      break;
+    case THR_SHAPE_HOLE_CROSSES:
+      snprintf(what, sizeof what, "%s crosses its polygon's outer ring at (%g %g)", ring, x, y);
+      break;
+    case THR_SHAPE_HOLE_OUTSIDE:
+      snprintf(what, sizeof what, "%s is not inside its polygon's outer ring: (%g %g) lies outside it", ring, x, y);
+      break;
+    case THR_SHAPE_HOLES_OVERLAP:
+      snprintf(what, sizeof what, "%s overlaps %s at (%g %g)", ring, other, x, y);
+      break;
+    default:
+      snprintf(what, sizeof what, "polygons of a MULTIPOLYGON must not overlap: %s meets %s at (%g %g)", ring,
+               other, x, y);
+  }
+  return wkt_fail(c, w, at, what);
+}
+
+/* The WKT, parsed and checked, becomes the walkable area. */
+static int parse_walkable(cfg *c, const wkt_source *w) {
+  thr_wkt wkt;
+  thr_shape_report r;
+  char msg[256];
+  size_t at = 0;
+  if (thr_wkt_parse(w->text, &wkt, &at, msg, sizeof msg)) return wkt_fail(c, w, at, msg);
+  int rc = thr_polyset_check(&wkt.shape, &r) ? walkable_fault(c, w, &wkt, &r) : 0;
+  if (!rc) {
+    for (int p = 0; p < wkt.shape.n_polys; ++p) wkt.shape.poly_line[p] = w->node->line;
+    c->sc->walkable = wkt.shape;
+    memset(&wkt.shape, 0, sizeof wkt.shape);
+    c->walls_line = w->node->line;
+  }
+  thr_wkt_free(&wkt);
+  return rc;
+}
+
+/* The file that geometry.walkable_file names, relative to the scenario
+ * file's directory: its path into file[size], its text into *text. */
+static int read_wkt_file(cfg *c, const wkt_source *w, char *file, size_t size, char **text) {
+  const char *name = w->text, *slash = strrchr(c->sc->path, '/');
+  int dir = name[0] == '/' || !slash ? 0 : (int)(slash - c->sc->path + 1);
+  if (!*name) return fail(c, w->node, w->path, "must not be empty");
+  if (snprintf(file, size, "%.*s%s", dir, c->sc->path, name) >= (int)size)
+    return fail(c, w->node, w->path, "the path is too long (at most %zu characters)", size - 1);
+  FILE *f = fopen(file, "rb");
+  size_t len = 0, cap = 4096;
+  char *buf = f ? malloc(cap) : NULL;
+  while (buf && !ferror(f) && !feof(f)) {
+    if (len + 1 == cap && grow(&buf, cap *= 2, 1)) break;
+    len += fread(buf + len, 1, cap - 1 - len, f);
+  }
+  int bad = !f || !buf || ferror(f) || !feof(f);
+  const char *why = !f || ferror(f) ? strerror(errno) : "out of memory";
+  if (f) fclose(f);
+  if (bad) return free(buf), fail(c, w->node, w->path, "cannot read '%s': %s", file, why);
+  buf[len] = '\0';
+  *text = buf;
+  if (strlen(buf) < len) {
+    wkt_source in_file = {w->node, w->path, buf, file};
+    return wkt_fail(c, &in_file, strlen(buf), "a NUL byte is not allowed in a WKT file");
+  }
+  return 0;
+}
+
+/* geometry: {walkable: WKT} or {walkable_file: FILE} (read_sections has
+ * checked the map's keys and that the values are strings). */
+static int read_geometry(cfg *c, const thr_ynode *root) {
+  char p[PATH_LEN], file[1024];
+  const thr_ynode *g = thr_ymap_get(root, "geometry");
+  int which = 0;
+  if (!g || thr_ynode_is_null(g)) return 0;
+  if (pick_one(c, g, "geometry", &which)) return -1;
+  const thr_ynode *v = g->items[which];
+  wkt_source w = {v, subkey(p, "geometry", g->keys[which]->text), thr_ynode_is_null(v) ? "" : v->text, NULL};
+  char *text = NULL;
+  int rc = 0;
+  if (!strcmp(g->keys[which]->text, "walkable_file")) {
+    rc = read_wkt_file(c, &w, file, sizeof file, &text);
+    w.text = text, w.file = file;
+  }
+  if (!rc) rc = parse_walkable(c, &w);
+  free(text);
+  return rc;
+}
+
+/* The walkable area's bounding box grown by 1 m: the world when none is given. */
+static void world_around(thr_scenario *sc) {
+  const thr_polyset *s = &sc->walkable;
+  thr_vec2 lo = s->verts[0], hi = s->verts[0];
+  for (int k = 1; k < s->n_verts; ++k) {
+    lo = v2(fminf(lo.x, s->verts[k].x), fminf(lo.y, s->verts[k].y));
+    hi = v2(fmaxf(hi.x, s->verts[k].x), fmaxf(hi.y, s->verts[k].y));
+  }
+  sc->world_min = v2(lo.x - 1.0f, lo.y - 1.0f);
+  sc->world_max = v2(hi.x + 1.0f, hi.y + 1.0f);
+}
+
+/* A given world must hold the walkable area. */
+static int check_walkable_in_world(cfg *c, const thr_ynode *world) {
+  const thr_scenario *sc = c->sc;
+  for (int k = 0; k < sc->walkable.n_verts; ++k) {
+    thr_vec2 v = sc->walkable.verts[k];
+    if (v.x >= sc->world_min.x && v.x <= sc->world_max.x && v.y >= sc->world_min.y && v.y <= sc->world_max.y)
+      continue;
+    return fail(c, world, "world",
+                "the walkable area (line %d) reaches [%g, %g], outside the world [%g, %g] x [%g, %g]", c->walls_line,
+                (double)v.x, (double)v.y, (double)sc->world_min.x, (double)sc->world_max.x, (double)sc->world_min.y,
+                (double)sc->world_max.y);
+  }
+  return 0;
+}
+
+/* Where exits, stages and regions must lie: the walkable area, or else the
+ * world rectangle (as a polygon set of one ring). */
+static void set_area(cfg *c) {
+  thr_scenario *sc = c->sc;
+  if (sc->walkable.n_polys) {
+    c->area = &sc->walkable, c->area_name = "the walkable area";
+    return;
+  }
+  thr_vec2 lo = sc->world_min, hi = sc->world_max;
+  c->world_verts[0] = lo, c->world_verts[1] = v2(hi.x, lo.y);
+  c->world_verts[2] = hi, c->world_verts[3] = v2(lo.x, hi.y);
+  c->world_poly_first[0] = c->world_ring_first[0] = 0;
+  c->world_poly_first[1] = 1, c->world_ring_first[1] = 4;
+  c->world_area = (thr_polyset){1, 1, 4, c->world_poly_first, c->world_ring_first, c->world_verts, NULL};
+  c->area = &c->world_area, c->area_name = "the world";
 }
 
 /* ---- top level ------------------------------------------------------------ */
@@ -587,13 +918,22 @@ static int read_top_scalars(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
+/* world: given, or around the walkable area. */
 static int read_world(cfg *c, const thr_ynode *root) {
   char g[GOT_LEN];
   const thr_ynode *w = thr_ymap_get(root, "world");
-  if (!w) return missing(c, root, "", "world", " (a map {min: [x, y], max: [x, y]})");
-  if (w->kind != THR_Y_MAP) return fail(c, w, "world", "expected a map {min: [x, y], max: [x, y]}, got %s", got(w, g));
-  if (check_keys(c, w, "world") || need_keys(c, w, "world", -1) || read_fields(c, w, "world", NULL)) return -1;
-  return check_corners(c, thr_ymap_get(w, "max"), "world.max", c->sc->world_min, c->sc->world_max, 1);
+  int walkable = c->sc->walkable.n_polys > 0;
+  if (!w && walkable) world_around(c->sc);
+  if (!w && !walkable)
+    return missing(c, root, "", "world", " (a map {min: [x, y], max: [x, y]}), or the walkable area under 'geometry'");
+  if (w && w->kind != THR_Y_MAP)
+    return fail(c, w, "world", "expected a map {min: [x, y], max: [x, y]}, got %s", got(w, g));
+  if (w && (check_keys(c, w, "world") || need_keys(c, w, "world", -1) || read_fields(c, w, "world", NULL) ||
+            check_corners(c, thr_ymap_get(w, "max"), "world.max", c->sc->world_min, c->sc->world_max, 1) ||
+            (walkable && check_walkable_in_world(c, w))))
+    return -1;
+  set_area(c);
+  return 0;
 }
 
 /* ---- goals ---------------------------------------------------------------- */
@@ -635,25 +975,23 @@ static int read_goal_shape(cfg *c, const thr_ynode *item, const char *path, thr_
   return read_goal_disk(c, v, p, goal);
 }
 
+/* The goals as named things. */
+static named goals_named(const thr_scenario *sc, int n) {
+  return (named){"goal", "goals", n, n ? sc->goal_names[0] : NULL, sizeof *sc->goal_names, sc->goal_line, sizeof(int)};
+}
+
 static int read_goal(cfg *c, const thr_ynode *item, int i) {
-  char path[PATH_LEN], p[PATH_LEN], g[GOT_LEN], shapes[64];
+  char path[PATH_LEN], g[GOT_LEN], shapes[64];
   thr_scenario *sc = c->sc;
   subindex(path, "goals", i);
   if (item->kind != THR_Y_MAP)
     return fail(c, item, path, "expected a map {name: NAME, %s: ...}, got %s",
                 names_under(path, THR_KEY_ONE_OF, "|", shapes, sizeof shapes), got(item, g));
-  const thr_ynode *vname = thr_ymap_get(item, "name");
-  subkey(p, path, "name");
+  named goals = goals_named(sc, i + 1);
   if (check_keys(c, item, path) || need_keys(c, item, path, -1) ||
-      read_string(c, vname, p, sc->goal_names[i], sizeof sc->goal_names[i],
-                  row_at(p)->range == THR_RANGE_NONEMPTY))
+      read_item_name(c, item, path, sc->goal_names[i], sizeof sc->goal_names[i], &goals, i))
     return -1;
-  for (int k = 0; k < i; ++k)
-    if (!strcmp(sc->goal_names[k], sc->goal_names[i]))
-      return sc->goal_line[k] > 0
-                 ? fail(c, vname, p, "duplicate goal name '%s' (first at line %d)", sc->goal_names[i], sc->goal_line[k])
-                 : fail(c, vname, p, "duplicate goal name '%s'", sc->goal_names[i]);
-  sc->goal_line[i] = item->n ? item->keys[0]->line : item->line;
+  sc->goal_line[i] = item_line(item);
   return read_goal_shape(c, item, path, &sc->goals[i]);
 }
 
@@ -693,28 +1031,43 @@ static int push_vert(cfg *c, const thr_ynode *at, thr_vec2 v) {
   return 0;
 }
 
-/* A list of points for a segment, polyline or polygon: as many as the row
- * of `path` allows; a closed chain must not repeat its first point. */
-static int read_chain(cfg *c, const thr_ynode *n, const char *path, int closed) {
+/* A list of points as many as the row of `path` allows, into *out (a new
+ * array the caller frees; *count points); no point may repeat the one
+ * before it, and a closed chain must not repeat its first point. */
+static int read_points(cfg *c, const thr_ynode *n, const char *path, int closed, thr_vec2 **out, int *count) {
   char g[GOT_LEN], p[PATH_LEN];
   const thr_key *k = row_at(path);
-  int exact = k->max_items == k->min_items;
+  *out = NULL, *count = 0;
   if (n->kind != THR_Y_SEQ || n->n < k->min_items || (k->max_items && n->n > k->max_items)) {
-    if (exact) return fail(c, n, path, "expected a list of 2 points [[x1, y1], [x2, y2]], got %s", got(n, g));
-    return fail(c, n, path, "expected a list of at least %d points [[x, y], ...], got %s", k->min_items, got(n, g));
+    if (k->max_items == k->min_items)
+      return fail(c, n, path, "expected a list of 2 points [[x1, y1], [x2, y2]], got %s", got(n, g));
+    return fail(c, n, path, "expected a list of at least %d point%s [[x, y], ...], got %s", k->min_items,
+                k->min_items == 1 ? "" : "s", got(n, g));
   }
-  int first = c->sc->n_verts;
-  for (int i = 0; i < n->n; ++i) {
-    thr_vec2 v;
-    if (read_point(c, n->items[i], subindex(p, path, i), THR_RANGE_ANY, &v)) return -1;
-    const thr_vec2 *prev = i ? &c->sc->verts[c->sc->n_verts - 1] : NULL;
-    if (prev && v.x == prev->x && v.y == prev->y)
-      return fail(c, n->items[i], p, "repeats the previous point [%g, %g]", (double)v.x, (double)v.y);
-    if (closed && i == n->n - 1 && v.x == c->sc->verts[first].x && v.y == c->sc->verts[first].y)
-      return fail(c, n->items[i], p, "repeats the first point (a polygon closes by itself; leave it out)");
-    if (push_vert(c, n->items[i], v)) return -1;
+  thr_vec2 *v = malloc((size_t)n->n * sizeof *v);
+  if (!v) return fail(c, n, path, "out of memory");
+  int rc = 0;
+  for (int i = 0; i < n->n && !rc; ++i) {
+    rc = read_point(c, n->items[i], subindex(p, path, i), THR_RANGE_ANY, &v[i]);
+    if (!rc && i && v[i].x == v[i - 1].x && v[i].y == v[i - 1].y)
+      rc = fail(c, n->items[i], p, "repeats the previous point [%g, %g]", (double)v[i].x, (double)v[i].y);
+    if (!rc && closed && i && i == n->n - 1 && v[i].x == v[0].x && v[i].y == v[0].y)
+      rc = fail(c, n->items[i], p, "repeats the first point (a polygon closes by itself; leave it out)");
   }
+  if (rc) return free(v), -1;
+  *out = v, *count = n->n;
   return 0;
+}
+
+/* A segment, polyline or polygon obstacle's points, onto the scenario's vertices. */
+static int read_chain(cfg *c, const thr_ynode *n, const char *path, int closed) {
+  thr_vec2 *v;
+  int count;
+  if (read_points(c, n, path, closed, &v, &count)) return -1;
+  int rc = 0;
+  for (int i = 0; i < count && !rc; ++i) rc = push_vert(c, n->items[i], v[i]);
+  free(v);
+  return rc;
 }
 
 /* A closed rectangle: its corners counter-clockwise from the lower left. */
@@ -767,6 +1120,405 @@ static int read_obstacles(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
+/* ---- polygons ------------------------------------------------------------- */
+
+/* Append the polygon v[0..n) (one ring, no holes) to s, with its source line. */
+static int add_polygon(cfg *c, const thr_ynode *at, const char *path, thr_polyset *s, const thr_vec2 *v, int n,
+                       int line) {
+  if (grow(&s->poly_first, (size_t)s->n_polys + 2, sizeof *s->poly_first) ||
+      grow(&s->ring_first, (size_t)s->n_rings + 2, sizeof *s->ring_first) ||
+      grow(&s->verts, (size_t)s->n_verts + (size_t)n, sizeof *s->verts) ||
+      grow(&s->poly_line, (size_t)s->n_polys + 1, sizeof *s->poly_line))
+    return fail(c, at, path, "out of memory");
+  if (!s->n_polys) s->poly_first[0] = s->ring_first[0] = 0;
+  memcpy(s->verts + s->n_verts, v, (size_t)n * sizeof *v);
+  s->n_verts += n;
+  s->poly_line[s->n_polys] = line;
+  s->ring_first[++s->n_rings] = s->n_verts;
+  s->poly_first[++s->n_polys] = s->n_rings;
+  return 0;
+}
+
+/* Polygon `poly` of s, read from list node n (its items the points), must
+ * be simple: an area, and no edges meeting but neighbours at their point. */
+static int check_simple(cfg *c, const thr_ynode *n, const char *path, const thr_polyset *s, int poly) {
+  char p[PATH_LEN];
+  thr_shape_report r;
+  int fault = thr_polygon_check(s, poly, &r);
+  if (!fault) return 0;
+  /* the list has 3 points or more: the fault is a zero area or a self-intersection */
+  if (fault != THR_SHAPE_SELF_MEET) return fail(c, n, path, "the polygon has zero area (its points lie on one line)");
+  int a = r.edge, b = r.other_edge, m = n->n;
+  return fail(c, n->items[b], subindex(p, path, b),
+              "the polygon intersects itself: the edge from point %d to point %d meets the edge from point %d to "
+              "point %d at [%g, %g]",
+              a, (a + 1) % m, b, (b + 1) % m, (double)r.at.x, (double)r.at.y);
+}
+
+/* The ring v[0..n) (`what`, from node at) must lie inside the walkable area (or the world). */
+static int check_within(cfg *c, const thr_ynode *at, const char *path, const char *what, const thr_vec2 *v, int n) {
+  thr_vec2 out;
+  if (thr_ring_within(v, n, c->area, ON_TOL, &out)) return 0;
+  return fail(c, at, path, "%s leaves %s near [%g, %g]", what, c->area_name, (double)out.x, (double)out.y);
+}
+
+/* A point (a stage's) must lie inside the walkable area, clear of its boundary. */
+static int check_inside(cfg *c, const thr_ynode *at, const char *path, thr_vec2 p) {
+  if (thr_polyset_locate(c->area, p, ON_TOL) == THR_INSIDE) return 0;
+  return fail(c, at, path, "[%g, %g] is not inside %s", (double)p.x, (double)p.y, c->area_name);
+}
+
+/* A polygon of the file (list node v), appended to s when simple and, for
+ * `what` not NULL, inside the walkable area. */
+static int read_polygon(cfg *c, const thr_ynode *v, const char *path, const char *what, int line, thr_polyset *s) {
+  thr_vec2 *pts;
+  int n;
+  if (read_points(c, v, path, 1, &pts, &n)) return -1;
+  int rc = add_polygon(c, v, path, s, pts, n, line) || check_simple(c, v, path, s, s->n_polys - 1) ||
+           (what && check_within(c, v, path, what, pts, n));
+  free(pts);
+  return rc ? -1 : 0;
+}
+
+/* ---- exits ---------------------------------------------------------------- */
+
+/* The exits as named things (their lines are their polygons'). */
+static named exits_named(const thr_scenario *sc, int n) {
+  const char *first = n ? sc->exit_names[0] : NULL;
+  return (named){"exit", "exits", n, first, sizeof *sc->exit_names, sc->exit_shapes.poly_line, sizeof(int)};
+}
+
+/* segment: a stretch of the boundary, within ON_TOL of one of its edges;
+ * the exit is the strip `depth` deep on the walkable side. */
+static int read_exit_segment(cfg *c, const thr_ynode *item, const char *path, float depth, int line) {
+  char p[PATH_LEN];
+  const thr_ynode *v = thr_ymap_get(item, "segment"), *vdepth = thr_ymap_get(item, "depth");
+  thr_vec2 *ab, strip[4];
+  int n, ring, edge;
+  if (read_points(c, v, subkey(p, path, "segment"), 0, &ab, &n)) return -1;
+  thr_vec2 a = ab[0], b = ab[1];
+  free(ab);
+  if (thr_boundary_edge_under(c->area, a, b, ON_TOL, &ring, &edge))
+    return fail(c, v, p, "[%g, %g] to [%g, %g] is not on the boundary of %s (both ends must lie within %g m of one of "
+                "its edges)", (double)a.x, (double)a.y, (double)b.x, (double)b.y, c->area_name, ON_TOL);
+  thr_exit_strip(c->area, ring, edge, a, b, depth, strip);
+  if (vdepth) v = vdepth, subkey(p, path, "depth"); /* a strip too deep is the depth's fault */
+  if (check_within(c, v, p, "the exit's strip", strip, 4)) return -1;
+  return add_polygon(c, v, p, &c->sc->exit_shapes, strip, 4, line);
+}
+
+static int read_exit(cfg *c, const thr_ynode *item, int i) {
+  char path[PATH_LEN], p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  named exits = exits_named(sc, i + 1);
+  int form = 0, line = item_line(item);
+  float depth;
+  subindex(path, "exits", i);
+  if (item_map(c, item, path, "a map {name: NAME, polygon|segment: [[x, y], ...]}") || need_keys(c, item, path, -1) ||
+      read_form(c, item, path, &form) || check_form_keys(c, item, path, form) ||
+      read_item_name(c, item, path, sc->exit_names[i], sizeof sc->exit_names[i], &exits, i))
+    return -1;
+  if (!strcmp(sc->exit_names[i], "nearest"))
+    return fail(c, thr_ymap_get(item, "name"), subkey(p, path, "name"),
+                "'nearest' is not an exit name (agents[].exit: nearest means the closest exit)");
+  if (thr_config_read_default(row_of(path, "depth"), &depth, c->err, c->errlen) ||
+      read_key(c, item, path, "depth", &depth))
+    return -1;
+  if (form == 1) return read_exit_segment(c, item, path, depth, line);
+  return read_polygon(c, thr_ymap_get(item, "polygon"), subkey(p, path, "polygon"), "the exit", line,
+                      &sc->exit_shapes);
+}
+
+static int read_exits(cfg *c, const thr_ynode *root) {
+  thr_scenario *sc = c->sc;
+  const thr_ynode *list;
+  if (list_at(c, root, "exits", "exits", "exits ({name: NAME, polygon|segment: ...})", &list)) return -1;
+  if (!list || !list->n) return 0;
+  sc->exit_names = calloc((size_t)list->n, sizeof *sc->exit_names);
+  if (!sc->exit_names) return fail(c, list, "exits", "out of memory");
+  for (int i = 0; i < list->n; ++i) {
+    if (read_exit(c, list->items[i], i)) return -1;
+    sc->n_exits = i + 1;
+  }
+  return 0;
+}
+
+/* ---- stages --------------------------------------------------------------- */
+
+static named stages_named(const thr_scenario *sc, int n) {
+  return NAMED("stage", "stages", sc->stages, n);
+}
+
+/* Queue or waiting slots, each inside the walkable area, onto the scenario's slots. */
+static int read_slots(cfg *c, const thr_ynode *v, const char *path, thr_stage_def *st) {
+  char p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_vec2 *pts;
+  int n, rc = 0;
+  if (read_points(c, v, path, 0, &pts, &n)) return -1;
+  for (int k = 0; k < n && !rc; ++k) rc = check_inside(c, v->items[k], subindex(p, path, k), pts[k]);
+  if (!rc && grow(&sc->slots, (size_t)sc->n_slots + (size_t)n, sizeof *sc->slots))
+    rc = fail(c, v, path, "out of memory");
+  if (!rc) {
+    memcpy(sc->slots + sc->n_slots, pts, (size_t)n * sizeof *pts);
+    st->slot_first = sc->n_slots, st->n_slots = n;
+    sc->n_slots += n;
+  }
+  free(pts);
+  return rc;
+}
+
+/* A waiting stage releases its agents at `until` or `duration` after each arrives. */
+static int read_release(cfg *c, const thr_ynode *item, const char *path, thr_stage_def *st) {
+  int until = thr_ymap_get(item, "until") != NULL, duration = thr_ymap_get(item, "duration") != NULL;
+  if (until && duration)
+    return fail(c, thr_ymap_key(item, "duration"), path, "give until or duration, not both");
+  if (!until && !duration) return fail(c, item, path, "a waiting stage needs until or duration");
+  if (!until) st->until = -1.0f; /* evacuation.h: < 0 means use duration */
+  return 0;
+}
+
+static int read_stage_kind(cfg *c, const thr_ynode *item, const char *path, thr_stage_def *st) {
+  char p[PATH_LEN];
+  named exits = exits_named(c->sc, c->sc->n_exits);
+  switch (st->kind) {
+    case THR_STAGE_WAYPOINT:
+      return check_inside(c, thr_ymap_get(item, "waypoint"), subkey(p, path, "waypoint"), st->point);
+    case THR_STAGE_EXIT:
+      return resolve_name(c, thr_ymap_get(item, "exit"), subkey(p, path, "exit"), &exits, &st->exit);
+    case THR_STAGE_QUEUE:
+      return read_slots(c, thr_ymap_get(item, "queue"), subkey(p, path, "queue"), st);
+    default:
+      return read_slots(c, thr_ymap_get(item, "waiting"), subkey(p, path, "waiting"), st) ||
+                     read_release(c, item, path, st)
+                 ? -1
+                 : 0;
+  }
+}
+
+static int read_stage(cfg *c, const thr_ynode *item, int i) {
+  char path[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_stage_def *st = &sc->stages[i];
+  named stages = stages_named(sc, i + 1);
+  subindex(path, "stages", i);
+  apply_defaults(THR_AT_STAGE, st);
+  st->line = item_line(item);
+  if (item_map(c, item, path, "a map {name: NAME, waypoint|exit|queue|waiting: ...}") ||
+      read_form(c, item, path, &st->kind) || check_form_keys(c, item, path, st->kind) ||
+      need_keys(c, item, path, st->kind) || read_item_name(c, item, path, st->name, sizeof st->name, &stages, i) ||
+      read_fields(c, item, path, st))
+    return -1;
+  return read_stage_kind(c, item, path, st);
+}
+
+static int read_stages(cfg *c, const thr_ynode *root) {
+  thr_scenario *sc = c->sc;
+  const thr_ynode *list;
+  if (list_at(c, root, "stages", "stages", "stages ({name: NAME, waypoint|exit|queue|waiting: ...})", &list))
+    return -1;
+  if (!list || !list->n) return 0;
+  sc->stages = calloc((size_t)list->n, sizeof *sc->stages);
+  if (!sc->stages) return fail(c, list, "stages", "out of memory");
+  for (int i = 0; i < list->n; ++i) {
+    if (read_stage(c, list->items[i], i)) return -1;
+    sc->n_stages = i + 1;
+  }
+  return 0;
+}
+
+/* ---- journeys ------------------------------------------------------------- */
+
+/* What reading one journey keeps track of. */
+typedef struct journey_state {
+  int j;                  /* the journey's index */
+  char *member;           /* [n_stages] 1: a stage of the journey (listed, or a transition's candidate) */
+  const thr_ynode **from; /* [n_stages] the transition that leaves the stage (its map), or NULL */
+  int *from_item;         /* [n_stages] the index of that transition in the journey's list */
+} journey_state;
+
+/* A list of names (row `path`: at least min_items) of stages, each known
+ * and none twice, into a new array *ids (the caller frees it). */
+static int read_stage_names(cfg *c, const thr_ynode *n, const char *path, int **ids, int *count) {
+  char g[GOT_LEN], p[PATH_LEN];
+  named stages = stages_named(c->sc, c->sc->n_stages);
+  int min = row_at(path)->min_items;
+  *ids = NULL, *count = 0;
+  if (n->kind != THR_Y_SEQ || n->n < min)
+    return fail(c, n, path, "expected a list of at least %d stage name%s, got %s", min, min == 1 ? "" : "s", got(n, g));
+  int *v = malloc((size_t)n->n * sizeof *v), rc = v ? 0 : fail(c, n, path, "out of memory");
+  for (int k = 0; k < n->n && !rc; ++k) {
+    rc = resolve_name(c, n->items[k], subindex(p, path, k), &stages, &v[k]);
+    for (int q = 0; q < k && !rc; ++q)
+      if (v[q] == v[k]) rc = fail(c, n->items[k], p, "stage '%s' is already in the list", n->items[k]->text);
+  }
+  if (rc) return free(v), -1;
+  *ids = v, *count = n->n;
+  return 0;
+}
+
+/* Candidate `stage` with `weight` onto the transitions' items. */
+static int push_candidate(cfg *c, const thr_ynode *at, const char *path, int stage, float weight) {
+  thr_scenario *sc = c->sc;
+  if (sc->n_trans_items == c->trans_cap) {
+    int cap = c->trans_cap ? 2 * c->trans_cap : 16;
+    if (grow(&sc->trans_items, (size_t)cap, sizeof *sc->trans_items) ||
+        grow(&sc->trans_weights, (size_t)cap, sizeof *sc->trans_weights))
+      return fail(c, at, path, "out of memory");
+    c->trans_cap = cap;
+  }
+  sc->trans_items[sc->n_trans_items] = stage;
+  sc->trans_weights[sc->n_trans_items++] = weight;
+  return 0;
+}
+
+/* round_robin: {STAGE: WEIGHT, ...}, weights whole numbers > 0. */
+static int read_round_robin(cfg *c, const thr_ynode *n, const char *path, journey_state *js) {
+  char g[GOT_LEN], p[PATH_LEN];
+  named stages = stages_named(c->sc, c->sc->n_stages);
+  if (n->kind != THR_Y_MAP || !n->n)
+    return fail(c, n, path, "expected a map {STAGE: WEIGHT, ...} of at least one stage, got %s", got(n, g));
+  for (int k = 0; k < n->n; ++k) {
+    int stage, weight;
+    if (resolve_name(c, n->keys[k], path, &stages, &stage) ||
+        read_int(c, n->items[k], subkey(p, path, n->keys[k]->text), 1, &weight) ||
+        push_candidate(c, n->items[k], p, stage, (float)weight))
+      return -1;
+    js->member[stage] = 1;
+  }
+  return 0;
+}
+
+/* The candidates of a transition of kind `kind` (its ONE_OF key, value v). */
+static int read_candidates(cfg *c, const thr_ynode *v, const char *path, int kind, journey_state *js) {
+  named stages = stages_named(c->sc, c->sc->n_stages);
+  int stage, *ids, n, rc = 0;
+  if (kind == THR_TRANSITION_ROUND_ROBIN) return read_round_robin(c, v, path, js);
+  if (kind == THR_TRANSITION_FIXED) {
+    if (resolve_name(c, v, path, &stages, &stage) || push_candidate(c, v, path, stage, 1.0f)) return -1;
+    js->member[stage] = 1;
+    return 0;
+  }
+  if (read_stage_names(c, v, path, &ids, &n)) return -1;
+  for (int k = 0; k < n && !rc; ++k) {
+    rc = push_candidate(c, v, path, ids[k], 1.0f);
+    js->member[ids[k]] = 1;
+  }
+  free(ids);
+  return rc;
+}
+
+/* {from: STAGE, to|round_robin|least_targeted: ...}: replaces the default
+ * transition after `from`. */
+static int read_transition(cfg *c, const thr_ynode *item, const char *path, int k, journey_state *js) {
+  char p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  named stages = stages_named(sc, sc->n_stages);
+  int kind = 0, from = 0;
+  const thr_ynode *vfrom = thr_ymap_get(item, "from");
+  if (item_map(c, item, path, "a map {from: STAGE, to|round_robin|least_targeted: ...}") ||
+      need_keys(c, item, path, -1) || read_form(c, item, path, &kind) ||
+      resolve_name(c, vfrom, subkey(p, path, "from"), &stages, &from))
+    return -1;
+  if (sc->stages[from].kind == THR_STAGE_EXIT)
+    return fail(c, vfrom, p, "stage '%s' is an exit: agents leave there, and no transition follows", vfrom->text);
+  if (js->from[from])
+    return fail(c, vfrom, p, "a second transition from '%s' (the first at line %d)", vfrom->text,
+                item_line(js->from[from]));
+  js->from[from] = item, js->from_item[from] = k;
+  thr_transition *tr = &sc->transitions[js->j * sc->n_stages + from];
+  tr->kind = kind, tr->first = sc->n_trans_items;
+  char key[32];
+  form_key(path, kind, key, sizeof key);
+  if (read_candidates(c, thr_ymap_get(item, key), subkey(p, path, key), kind, js)) return -1;
+  tr->n = sc->n_trans_items - tr->first;
+  return 0;
+}
+
+/* Each listed stage without a transition of its own leads to the next one
+ * (the last to none); a transition's `from` must be a stage of the journey. */
+static int finish_journey(cfg *c, const thr_ynode *item, const char *path, const int *ids, int n, journey_state *js) {
+  char p[PATH_LEN], q[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  for (int k = 0; k < n; ++k) {
+    thr_transition *tr = &sc->transitions[js->j * sc->n_stages + ids[k]];
+    if (js->from[ids[k]]) continue;
+    tr->kind = THR_TRANSITION_FIXED, tr->first = sc->n_trans_items, tr->n = k + 1 < n;
+    if (k + 1 < n && push_candidate(c, item, path, ids[k + 1], 1.0f)) return -1;
+  }
+  for (int s = 0; s < sc->n_stages; ++s) {
+    if (!js->from[s] || js->member[s]) continue;
+    subindex(q, subkey(p, path, "transitions"), js->from_item[s]);
+    return fail(c, thr_ymap_get(js->from[s], "from"), subkey(p, q, "from"),
+                "stage '%s' is not a stage of this journey (listed under stages, or a transition's target)",
+                sc->stages[s].name);
+  }
+  return 0;
+}
+
+static int read_journey_body(cfg *c, const thr_ynode *item, const char *path, journey_state *js) {
+  char p[PATH_LEN];
+  thr_journey_def *jd = &c->sc->journeys[js->j];
+  const thr_ynode *list;
+  int *ids = NULL, n = 0;
+  if (read_stage_names(c, thr_ymap_get(item, "stages"), subkey(p, path, "stages"), &ids, &n)) return -1;
+  for (int k = 0; k + 1 < n; ++k) /* agents leave at an exit: nothing after it is reached */
+    if (c->sc->stages[ids[k]].kind == THR_STAGE_EXIT) {
+      char q[PATH_LEN];
+      const thr_ynode *at = thr_ymap_get(item, "stages")->items[k];
+      free(ids);
+      return fail(c, at, subindex(q, p, k), "stage '%s' is an exit: agents leave there, so it can only end the list",
+                  at->text);
+    }
+  jd->first_stage = ids[0];
+  jd->first_transition = js->j * c->sc->n_stages;
+  for (int k = 0; k < n; ++k) js->member[ids[k]] = 1;
+  int rc = list_at(c, item, "transitions", subkey(p, path, "transitions"),
+                   "transitions ({from: STAGE, to|round_robin|least_targeted: ...})", &list);
+  for (int k = 0; !rc && list && k < list->n; ++k) {
+    char q[PATH_LEN];
+    rc = read_transition(c, list->items[k], subindex(q, p, k), k, js);
+  }
+  if (!rc) rc = finish_journey(c, item, path, ids, n, js);
+  free(ids);
+  return rc;
+}
+
+static int read_journey(cfg *c, const thr_ynode *item, int j) {
+  char path[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_journey_def *jd = &sc->journeys[j];
+  named journeys = NAMED("journey", "journeys", sc->journeys, j + 1);
+  size_t ns = (size_t)sc->n_stages + 1;
+  subindex(path, "journeys", j);
+  jd->line = item_line(item);
+  if (item_map(c, item, path, "a map {name: NAME, stages: [STAGE, ...]}") || need_keys(c, item, path, -1) ||
+      read_item_name(c, item, path, jd->name, sizeof jd->name, &journeys, j))
+    return -1;
+  journey_state js = {j, calloc(ns, 1), calloc(ns, sizeof *js.from), calloc(ns, sizeof *js.from_item)};
+  int rc = js.member && js.from && js.from_item ? read_journey_body(c, item, path, &js)
+                                                : fail(c, item, path, "out of memory");
+  free(js.member);
+  free(js.from);
+  free(js.from_item);
+  return rc;
+}
+
+static int read_journeys(cfg *c, const thr_ynode *root) {
+  thr_scenario *sc = c->sc;
+  const thr_ynode *list;
+  if (list_at(c, root, "journeys", "journeys", "journeys ({name: NAME, stages: [STAGE, ...]})", &list)) return -1;
+  if (!list || !list->n) return 0;
+  sc->journeys = calloc((size_t)list->n, sizeof *sc->journeys);
+  sc->transitions = calloc((size_t)list->n * ((size_t)sc->n_stages + 1), sizeof *sc->transitions);
+  if (!sc->journeys || !sc->transitions) return fail(c, list, "journeys", "out of memory");
+  for (int j = 0; j < list->n; ++j) {
+    if (read_journey(c, list->items[j], j)) return -1;
+    sc->n_journeys = j + 1;
+  }
+  return 0;
+}
+
 /* ---- agent blocks --------------------------------------------------------- */
 
 /* The name of layout L ("grid", ...), as the row of `path`.layout has it. */
@@ -783,18 +1535,6 @@ static int read_layout(cfg *c, const thr_ynode *blk, const char *path, thr_block
   return read_key(c, blk, path, "layout", b);
 }
 
-/* Keys such as semi_axes on a grid block are mistakes, not extras. */
-static int check_layout_keys(cfg *c, const thr_ynode *blk, const char *path, int layout) {
-  char name[32], takes[256];
-  for (int k = 0; k < blk->n; ++k) {
-    const char *key = blk->keys[k]->text;
-    if (thr_key_takes_layout(row_of(path, key), layout)) continue;
-    layout_name(path, layout, name, sizeof name);
-    return fail(c, blk->keys[k], path, "key '%s' does not apply to layout '%s' (%s blocks take %s)", key, name, name,
-                thr_schema_layout_names(takes, sizeof takes, layout));
-  }
-  return 0;
-}
 
 /* A number (both lattice spacings) or a point. */
 static int read_spacing(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
@@ -827,8 +1567,21 @@ static int read_grid(cfg *c, const thr_ynode *blk, const char *path, thr_block *
   return 0;
 }
 
-/* Geometry and counts, by layout (check_layout_keys has refused the keys
- * the layout does not take). */
+/* layout polygon: the spawn region (one of the scenario's regions) and
+ * count or density. */
+static int read_spawn_region(cfg *c, const thr_ynode *blk, const char *path, thr_block *b) {
+  char p[PATH_LEN];
+  int count = thr_ymap_get(blk, "count") != NULL, density = thr_ymap_get(blk, "density") != NULL;
+  if (count && density) return fail(c, thr_ymap_key(blk, "density"), path, "give count or density, not both");
+  if (!count && !density) return fail(c, blk, path, "layout 'polygon' needs count or density");
+  if (read_key(c, blk, path, "density", b)) return -1;
+  b->region = c->sc->regions.n_polys;
+  return read_polygon(c, thr_ymap_get(blk, "polygon"), subkey(p, path, "polygon"), "the spawn region", b->line,
+                      &c->sc->regions);
+}
+
+/* Geometry and counts, by layout (check_form_keys has refused the keys the
+ * layout does not take). */
 static int read_placement(cfg *c, const thr_ynode *blk, const char *path, thr_block *b) {
   char p[PATH_LEN], name[32];
   int L = b->layout;
@@ -852,6 +1605,7 @@ static int read_placement(cfg *c, const thr_ynode *blk, const char *path, thr_bl
       return fail(c, blk, path, "layout '%s' needs spacing, count or both", layout_name(path, L, name, sizeof name));
     if (v && read_spacing(c, v, subkey(p, path, "spacing"), b)) return -1;
   }
+  if (L == THR_LAYOUT_POLYGON) return read_spawn_region(c, blk, path, b);
   return L == THR_LAYOUT_GRID ? read_grid(c, blk, path, b) : 0;
 }
 
@@ -862,9 +1616,46 @@ static int not_number_or_map(cfg *c, const thr_ynode *n, const char *path) {
               names_under(path, 0, ", ", keys, sizeof keys), got(n, g));
 }
 
-/* A number (min = max) or a map {min, max}: a uniform range of values. */
-static int read_value_range(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
+/* {min, max} (map n, its keys checked): both required, max not below min. */
+static int read_min_max(cfg *c, const thr_ynode *n, const char *path, float *lo, float *hi) {
   char q[PATH_LEN];
+  const thr_ynode *vmin = need(c, n, path, "min"), *vmax = vmin ? need(c, n, path, "max") : NULL;
+  if (!vmin || !vmax || read_key_into(c, n, path, "min", lo) || read_key_into(c, n, path, "max", hi)) return -1;
+  if (*hi < *lo)
+    return fail(c, vmax, subkey(q, path, "max"), "must be >= %s.min (%g), got %g", path, (double)*lo, (double)*hi);
+  return 0;
+}
+
+/* {mean, sd, min, max} (map n, its keys checked): a normal distribution
+ * truncated to [min, max], the ranges the rows'; every key required. */
+static int read_normal(cfg *c, const thr_ynode *n, const char *path, thr_dist *d) {
+  static const char *const keys[] = {"mean", "sd", "min", "max"};
+  char q[PATH_LEN];
+  float v[4];
+  for (int k = 0; k < 4; ++k)
+    if (!thr_ymap_get(n, keys[k])) return missing(c, n, path, keys[k], " (the normal form {mean, sd, min, max})");
+  for (int k = 0; k < 4; ++k)
+    if (read_key_into(c, n, path, keys[k], &v[k])) return -1;
+  if (v[3] < v[2])
+    return fail(c, thr_ymap_get(n, "max"), subkey(q, path, "max"), "must be >= %s.min (%g), got %g", path,
+                (double)v[2], (double)v[3]);
+  if (v[0] < v[2] || v[0] > v[3])
+    return fail(c, thr_ymap_get(n, "mean"), subkey(q, path, "mean"), "must lie in [min, max] = [%g, %g], got %g",
+                (double)v[2], (double)v[3], (double)v[0]);
+  *d = (thr_dist){THR_DIST_NORMAL, v[0], v[1], v[2], v[3]};
+  return 0;
+}
+
+/* Whether map n gives the normal form (mean or sd; speed: sd, min or max). */
+static int is_normal(const thr_ynode *n, const char *const *keys, int n_keys) {
+  for (int k = 0; k < n_keys; ++k)
+    if (thr_ymap_get(n, keys[k])) return 1;
+  return 0;
+}
+
+/* A number (min = max), a map {min, max}: a uniform range of values, into
+ * the rows' fields of b. */
+static int read_value_range(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
   float *lo = field_of(c, row_of(path, "min"), b), *hi = field_of(c, row_of(path, "max"), b);
   if (n->kind == THR_Y_SCALAR) {
     if (read_number(c, n, path, row_at(path)->range, lo)) return -1;
@@ -872,23 +1663,77 @@ static int read_value_range(cfg *c, const thr_ynode *n, const char *path, thr_bl
     return 0;
   }
   if (n->kind != THR_Y_MAP) return not_number_or_map(c, n, path);
-  if (check_keys(c, n, path)) return -1;
-  const thr_ynode *vmin = need(c, n, path, "min"), *vmax = vmin ? need(c, n, path, "max") : NULL;
-  if (!vmin || !vmax || read_key(c, n, path, "min", b) || read_key(c, n, path, "max", b)) return -1;
-  if (*hi < *lo)
-    return fail(c, vmax, subkey(q, path, "max"), "must be >= %s.min (%g), got %g", path, (double)*lo, (double)*hi);
+  return check_keys(c, n, path) || read_min_max(c, n, path, lo, hi) ? -1 : 0;
+}
+
+/* agent_radius: a uniform range, or {mean, sd, min, max}: radii drawn from
+ * the normal, radius_min and radius_max its bounds (so that what needs only
+ * the largest radius, the grid's cell, sees it). */
+static int read_radius(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
+  static const char *const normal[] = {"mean", "sd"};
+  if (n->kind != THR_Y_MAP || !is_normal(n, normal, 2)) return read_value_range(c, n, path, b);
+  if (check_keys(c, n, path) || read_normal(c, n, path, &b->radius_dist)) return -1;
+  b->radius_min = b->radius_dist.lo, b->radius_max = b->radius_dist.hi;
   return 0;
 }
 
-/* A number (no spread) or {mean, spread}. */
+/* premovement: a number, {min, max} uniform, or {mean, sd, min, max} normal. */
+static int read_premovement(cfg *c, const thr_ynode *n, const char *path, thr_dist *d) {
+  static const char *const normal[] = {"mean", "sd"};
+  if (n->kind == THR_Y_SCALAR) {
+    *d = (thr_dist){THR_DIST_CONST, 0, 0, 0, 0};
+    if (read_number(c, n, path, row_at(path)->range, &d->a)) return -1;
+    d->lo = d->hi = d->a;
+    return 0;
+  }
+  if (n->kind != THR_Y_MAP) return not_number_or_map(c, n, path);
+  if (check_keys(c, n, path)) return -1;
+  if (is_normal(n, normal, 2)) return read_normal(c, n, path, d);
+  *d = (thr_dist){THR_DIST_UNIFORM, 0, 0, 0, 0};
+  if (read_min_max(c, n, path, &d->lo, &d->hi)) return -1;
+  d->a = d->lo, d->b = d->hi;
+  return 0;
+}
+
+/* {rimea: GROUP}: the RiMEA test 7 walking speeds of the group, uniform;
+ * kept as U(mean - spread, mean + spread) too, which is the same range. */
+static int read_rimea(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
+  static const float ranges[][2] = {{0.58f, 1.61f}, {1.41f, 1.54f}, {0.68f, 1.41f}, {0.46f, 0.76f}};
+  int group = 0;
+  if (n->n > 1)
+    return fail(c, n->keys[n->keys[0] == thr_ymap_key(n, "rimea") ? 1 : 0], path,
+                "'rimea' stands alone: {rimea: GROUP} sets the whole range");
+  if (read_key_into(c, n, path, "rimea", &group)) return -1;
+  float lo = ranges[group][0], hi = ranges[group][1];
+  b->speed_dist = (thr_dist){THR_DIST_UNIFORM, lo, hi, lo, hi};
+  b->speed_mean = 0.5f * (lo + hi), b->speed_spread = 0.5f * (hi - lo);
+  return 0;
+}
+
+/* {mean, sd, min, max}: speeds drawn from the normal; speed_mean its mean,
+ * spread 0. */
+static int read_speed_normal(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
+  if (thr_ymap_get(n, "spread"))
+    return fail(c, thr_ymap_key(n, "spread"), path,
+                "'spread' does not go with the normal form: {mean, spread} is uniform, {mean, sd, min, max} normal");
+  if (read_normal(c, n, path, &b->speed_dist)) return -1;
+  b->speed_mean = b->speed_dist.a, b->speed_spread = 0.0f;
+  return 0;
+}
+
+/* A number (no spread), {mean, spread}, {mean, sd, min, max} or {rimea: GROUP}. */
 static int read_speed(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
+  static const char *const normal[] = {"sd", "min", "max"};
   char p[PATH_LEN];
   if (n->kind == THR_Y_SCALAR) {
     b->speed_spread = 0.0f;
     return read_number(c, n, path, row_at(path)->range, &b->speed_mean);
   }
   if (n->kind != THR_Y_MAP) return not_number_or_map(c, n, path);
-  if (check_keys(c, n, path) || read_key(c, n, path, "mean", b)) return -1;
+  if (check_keys(c, n, path)) return -1;
+  if (thr_ymap_get(n, "rimea")) return read_rimea(c, n, path, b);
+  if (is_normal(n, normal, 3)) return read_speed_normal(c, n, path, b);
+  if (read_key(c, n, path, "mean", b)) return -1;
   const thr_ynode *vs = thr_ymap_get(n, "spread");
   if (!vs) {
     /* the default spread never makes speeds negative */
@@ -906,23 +1751,12 @@ static int read_speed(cfg *c, const thr_ynode *n, const char *path, thr_block *b
 static int add_goal_set(cfg *c, const thr_ynode *const *names, int n, int is_list, const char *path, thr_block *b) {
   thr_scenario *sc = c->sc;
   char p[PATH_LEN];
+  named goals = goals_named(sc, sc->n_goals);
   for (int k = 0; k < n; ++k) {
     const thr_ynode *v = names[k];
     const char *vp = is_list ? subindex(p, path, k) : path;
-    if (read_string(c, v, vp, NULL, 0, 1)) return -1;
-    int id = -1;
-    for (int q = 0; q < sc->n_goals && id < 0; ++q)
-      if (!strcmp(sc->goal_names[q], v->text)) id = q;
-    if (id < 0) {
-      char known[512] = "";
-      for (int q = 0; q < sc->n_goals; ++q) {
-        if (q) thr_str_append(known, sizeof known, ", ");
-        thr_str_append(known, sizeof known, sc->goal_names[q]);
-      }
-      if (!sc->n_goals)
-        return fail(c, v, vp, "unknown goal '%s' (no goals are defined; add them under 'goals')", v->text);
-      return fail(c, v, vp, "unknown goal '%s' (goals defined: %s)", v->text, known);
-    }
+    int id;
+    if (resolve_name(c, v, vp, &goals, &id)) return -1;
     if (sc->set_first[sc->n_sets] + k == c->items_cap) {
       int cap = c->items_cap ? 2 * c->items_cap : 16;
       int *grown = realloc(sc->set_items, (size_t)cap * sizeof *grown);
@@ -960,17 +1794,56 @@ static int read_block_goal(cfg *c, const thr_ynode *n, const char *path, thr_blo
               names_under(path, THR_KEY_ONE_OF, "|", forms, sizeof forms), got(n, g));
 }
 
-/* Everything except the placement: name, speeds, radii, masses, group, goal. */
+/* exit: nearest | NAME. */
+static int read_block_exit(cfg *c, const thr_ynode *v, const char *path, thr_block *b) {
+  named exits = exits_named(c->sc, c->sc->n_exits);
+  if (read_string(c, v, path, NULL, 0, 1)) return -1;
+  if (strcmp(v->text, "nearest")) {
+    b->route_kind = THR_ROUTE_EXIT;
+    return resolve_name(c, v, path, &exits, &b->route);
+  }
+  if (!c->sc->n_exits) return fail(c, v, path, "there is no exit to be nearest (add exits under 'exits')");
+  b->route_kind = THR_ROUTE_NEAREST_EXIT;
+  return 0;
+}
+
+/* Where the agents go: at most one of goal, exit, journey; none: the
+ * nearest exit when there are exits (else they stand). */
+static int read_route(cfg *c, const thr_ynode *blk, const char *path, thr_block *b) {
+  static const char *const keys[] = {"goal", "exit", "journey"};
+  char p[PATH_LEN];
+  const thr_ynode *given = NULL, *v;
+  for (int k = 0; k < 3; ++k) {
+    if (!thr_ymap_get(blk, keys[k])) continue;
+    if (given)
+      return fail(c, thr_ymap_key(blk, keys[k]), path,
+                  "'%s' and '%s' cannot be combined; give at most one of goal, exit, journey", given->text, keys[k]);
+    given = thr_ymap_key(blk, keys[k]);
+  }
+  named journeys = NAMED("journey", "journeys", c->sc->journeys, c->sc->n_journeys);
+  b->route_kind = THR_ROUTE_GOALS;
+  if ((v = thr_ymap_get(blk, "exit"))) return read_block_exit(c, v, subkey(p, path, "exit"), b);
+  if ((v = thr_ymap_get(blk, "journey"))) {
+    b->route_kind = THR_ROUTE_JOURNEY;
+    return resolve_name(c, v, subkey(p, path, "journey"), &journeys, &b->route);
+  }
+  if (!given && c->sc->n_exits) b->route_kind = THR_ROUTE_NEAREST_EXIT;
+  return 0;
+}
+
+/* Everything except the placement: name, speeds, radii, masses, group,
+ * goal or route, pre-movement time. */
 static int read_block_agents(cfg *c, const thr_ynode *blk, const char *path, thr_block *b) {
   char p[PATH_LEN];
   const thr_ynode *v;
   if (read_key(c, blk, path, "name", b) || read_key(c, blk, path, "jitter", b)) return -1;
   if ((v = thr_ymap_get(blk, "speed")) && read_speed(c, v, subkey(p, path, "speed"), b)) return -1;
-  if ((v = thr_ymap_get(blk, "agent_radius")) && read_value_range(c, v, subkey(p, path, "agent_radius"), b))
-    return -1;
+  if ((v = thr_ymap_get(blk, "agent_radius")) && read_radius(c, v, subkey(p, path, "agent_radius"), b)) return -1;
   if ((v = thr_ymap_get(blk, "mass")) && read_value_range(c, v, subkey(p, path, "mass"), b)) return -1;
-  if (read_key(c, blk, path, "group", b)) return -1;
+  if (read_key(c, blk, path, "group", b) || read_route(c, blk, path, b)) return -1;
   if ((v = thr_ymap_get(blk, "goal")) && read_block_goal(c, v, subkey(p, path, "goal"), b)) return -1;
+  if ((v = thr_ymap_get(blk, "premovement")) && read_premovement(c, v, subkey(p, path, "premovement"), &b->premove))
+    return -1;
   return 0;
 }
 
@@ -989,7 +1862,7 @@ static int read_block(cfg *c, const thr_ynode *blk, int index, thr_block *b) {
     return fail(c, blk, path, "expected an agent block (a map with layout, ...), got %s", got(blk, g));
   b->line = blk->n ? blk->keys[0]->line : blk->line;
   block_defaults(b, index);
-  if (check_keys(c, blk, path) || read_layout(c, blk, path, b) || check_layout_keys(c, blk, path, b->layout))
+  if (check_keys(c, blk, path) || read_layout(c, blk, path, b) || check_form_keys(c, blk, path, b->layout))
     return -1;
   return read_placement(c, blk, path, b) || read_block_agents(c, blk, path, b) ? -1 : 0;
 }
@@ -1009,6 +1882,168 @@ static int read_agents(cfg *c, const thr_ynode *root) {
     if (read_block(c, list->items[i], i, &sc->blocks[i])) return -1;
     sc->n_blocks = i + 1;
   }
+  return 0;
+}
+
+/* ---- sources -------------------------------------------------------------- */
+
+/* The properties of a source's agents: an agent block of the scenario's
+ * table (source = 1: it places no agents at the start), named after the
+ * source, with the block keys that describe agents (sources[].agents). */
+static int read_source_block(cfg *c, const thr_ynode *item, const char *path, thr_source_def *src) {
+  static const thr_ynode no_keys = {.kind = THR_Y_MAP};
+  char p[PATH_LEN], g[GOT_LEN], keys[256];
+  thr_scenario *sc = c->sc;
+  thr_block *b = &sc->blocks[sc->n_blocks];
+  const thr_ynode *v = thr_ymap_get(item, "agents");
+  subkey(p, path, "agents");
+  if (v && thr_ynode_is_null(v)) v = NULL;
+  if (v && v->kind != THR_Y_MAP)
+    return fail(c, v, p, "expected a map of agent properties ({%s}), got %s",
+                names_under(p, 0, ", ", keys, sizeof keys), got(v, g));
+  block_defaults(b, sc->n_blocks);
+  memcpy(b->name, src->name, sizeof b->name);
+  b->line = src->line, b->source = 1, b->layout = THR_LAYOUT_POLYGON, b->region = src->region;
+  if ((v && check_keys(c, v, p)) || read_block_agents(c, v ? v : &no_keys, p, b)) return -1;
+  src->block = sc->n_blocks++;
+  return 0;
+}
+
+static int read_source(cfg *c, const thr_ynode *item, int i) {
+  char path[PATH_LEN], p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_source_def *src = &sc->sources[i];
+  named sources = NAMED("source", "sources", sc->sources, i + 1);
+  subindex(path, "sources", i);
+  apply_defaults(THR_AT_SOURCE, src);
+  src->stop = -1.0f; /* evacuation.h: no end */
+  src->line = item_line(item);
+  if (item_map(c, item, path, "a map {name: NAME, polygon: [[x, y], ...], rate: R}") ||
+      need_keys(c, item, path, -1) || read_item_name(c, item, path, src->name, sizeof src->name, &sources, i) ||
+      read_fields(c, item, path, src))
+    return -1;
+  if (thr_ymap_get(item, "stop") && src->stop < src->start)
+    return fail(c, thr_ymap_get(item, "stop"), subkey(p, path, "stop"), "must not be before %s.start (%g), got %g",
+                path, (double)src->start, (double)src->stop);
+  src->region = sc->regions.n_polys;
+  if (read_polygon(c, thr_ymap_get(item, "polygon"), subkey(p, path, "polygon"), "the source's region", src->line,
+                   &sc->regions))
+    return -1;
+  return read_source_block(c, item, path, src);
+}
+
+/* Sources, and room for their blocks after the agent blocks (and for the
+ * goal sets those may add). */
+static int read_sources(cfg *c, const thr_ynode *root) {
+  thr_scenario *sc = c->sc;
+  const thr_ynode *list;
+  if (list_at(c, root, "sources", "sources", "sources ({name: NAME, polygon: [[x, y], ...], rate: R})", &list))
+    return -1;
+  if (!list || !list->n) return 0;
+  size_t blocks = (size_t)sc->n_blocks + (size_t)list->n;
+  sc->sources = calloc((size_t)list->n, sizeof *sc->sources);
+  if (!sc->sources || grow(&sc->blocks, blocks, sizeof *sc->blocks) ||
+      grow(&sc->set_first, blocks + 1, sizeof *sc->set_first))
+    return fail(c, list, "sources", "out of memory");
+  memset(sc->blocks + sc->n_blocks, 0, (size_t)list->n * sizeof *sc->blocks);
+  for (int i = 0; i < list->n; ++i) {
+    if (read_source(c, list->items[i], i)) return -1;
+    sc->n_sources = i + 1;
+  }
+  return 0;
+}
+
+/* ---- measurement ---------------------------------------------------------- */
+
+static int read_measure_area(cfg *c, const thr_ynode *item, const char *path, int i) {
+  char p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  named areas = {"area", "measurement.areas", i + 1, sc->area_names[0], sizeof *sc->area_names, sc->areas.poly_line,
+                 sizeof *sc->areas.poly_line};
+  if (item_map(c, item, path, "a map {name: NAME, polygon: [[x, y], ...]}") || need_keys(c, item, path, -1) ||
+      read_item_name(c, item, path, sc->area_names[i], sizeof sc->area_names[i], &areas, i))
+    return -1;
+  return read_polygon(c, thr_ymap_get(item, "polygon"), subkey(p, path, "polygon"), NULL, item_line(item), &sc->areas);
+}
+
+static int read_measure_line(cfg *c, const thr_ynode *item, const char *path, int i) {
+  char p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_measure_line *ml = &sc->lines[i];
+  named lines = NAMED("line", "measurement.lines", sc->lines, i + 1);
+  thr_vec2 *ab;
+  int n;
+  ml->line = item_line(item);
+  if (item_map(c, item, path, "a map {name: NAME, segment: [[x1, y1], [x2, y2]]}") || need_keys(c, item, path, -1) ||
+      read_item_name(c, item, path, ml->name, sizeof ml->name, &lines, i) ||
+      read_points(c, thr_ymap_get(item, "segment"), subkey(p, path, "segment"), 0, &ab, &n))
+    return -1;
+  ml->a = ab[0], ml->b = ab[1];
+  free(ab);
+  return 0;
+}
+
+/* measurement.areas and measurement.lines: lists of named shapes. */
+static int read_measure_list(cfg *c, const thr_ynode *m, const char *key, const char *items) {
+  char path[PATH_LEN], q[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  const thr_ynode *list;
+  int areas = !strcmp(key, "areas");
+  subkey(path, "measurement", key);
+  if (list_at(c, m, key, path, items, &list)) return -1;
+  if (!list || !list->n) return 0;
+  size_t n = (size_t)list->n;
+  if (areas ? !(sc->area_names = calloc(n, sizeof *sc->area_names)) : !(sc->lines = calloc(n, sizeof *sc->lines)))
+    return fail(c, list, path, "out of memory");
+  for (int i = 0; i < list->n; ++i) {
+    subindex(q, path, i);
+    if (areas ? read_measure_area(c, list->items[i], q, i) : read_measure_line(c, list->items[i], q, i)) return -1;
+    if (!areas) sc->n_lines = i + 1;
+  }
+  return 0;
+}
+
+/* measurement (read_sections has checked that it is a map of known keys). */
+static int read_measurement(cfg *c, const thr_ynode *root) {
+  char g[GOT_LEN], keys[64];
+  const thr_ynode *m = thr_ymap_get(root, "measurement"), *maps;
+  if (!m || thr_ynode_is_null(m)) return 0;
+  if (read_measure_list(c, m, "areas", "areas ({name: NAME, polygon: [[x, y], ...]})") ||
+      read_measure_list(c, m, "lines", "lines ({name: NAME, segment: [[x1, y1], [x2, y2]]})"))
+    return -1;
+  if (!(maps = thr_ymap_get(m, "maps")) || thr_ynode_is_null(maps)) return 0;
+  if (maps->kind != THR_Y_MAP)
+    return fail(c, maps, "measurement.maps", "expected a map with keys %s, got %s",
+                names_under("measurement.maps", 0, ", ", keys, sizeof keys), got(maps, g));
+  return check_keys(c, maps, "measurement.maps") || read_fields(c, maps, "measurement.maps", NULL) ? -1 : 0;
+}
+
+/* ---- walls from the walkable area ----------------------------------------- */
+
+/* Obstacle v[0..n), closed (a polygon) or open (a polyline; `closing`
+ * repeats its first vertex at the end), after the others. */
+static int add_obstacle(cfg *c, const thr_vec2 *v, int n, int closed, int line) {
+  thr_scenario *sc = c->sc;
+  thr_ynode at = {.origin = sc->path, .line = line, .col = 1};
+  size_t o = (size_t)sc->n_obstacles;
+  if (grow(&sc->obs_vfirst, o + 2, sizeof *sc->obs_vfirst) || grow(&sc->obs_closed, o + 1, sizeof *sc->obs_closed) ||
+      grow(&sc->obs_line, o + 1, sizeof *sc->obs_line))
+    return fail(c, &at, "geometry", "out of memory");
+  for (int k = 0; k <= n; ++k)
+    if ((k < n || !closed) && push_vert(c, &at, v[k % n])) return -1;
+  sc->obs_closed[o] = closed, sc->obs_line[o] = line;
+  sc->obs_vfirst[o + 1] = sc->n_verts;
+  sc->n_obstacles++;
+  return 0;
+}
+
+/* Walls follow from the walkable area: each outer ring becomes a polyline
+ * that ends where it starts (agents stay inside it), each hole a polygon
+ * (agents stay outside it). */
+static int add_walls(cfg *c) {
+  const thr_polyset *s = &c->sc->walkable;
+  for (int r = 0; r < s->n_rings; ++r)
+    if (add_obstacle(c, thr_ring_verts(s, r), thr_ring_len(s, r), !thr_ring_is_outer(s, r), c->walls_line)) return -1;
   return 0;
 }
 
@@ -1034,9 +2069,13 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
   if (root->kind != THR_Y_MAP)
     return fail(c, root, "", "expected a map of keys (name, world, agents, ...) at the top level, got %s",
                 got(root, g));
-  if (check_keys(c, root, "") || read_top_scalars(c, root) || read_world(c, root) || read_sections(c, root)) return -1;
-  if (read_goals(c, root) || read_obstacles(c, root) || read_agents(c, root)) return -1;
-  return 0;
+  if (check_keys(c, root, "") || read_top_scalars(c, root) || read_sections(c, root) || read_geometry(c, root) ||
+      read_world(c, root))
+    return -1;
+  if (read_goals(c, root) || read_obstacles(c, root) || read_exits(c, root) || read_stages(c, root) ||
+      read_journeys(c, root))
+    return -1;
+  return read_agents(c, root) || read_sources(c, root) || read_measurement(c, root) || add_walls(c) ? -1 : 0;
 }
 
 int thr_config_load(const char *path, const char *const *sets, int n_sets, thr_scenario *sc, char *err, size_t errlen) {
@@ -1046,7 +2085,7 @@ int thr_config_load(const char *path, const char *const *sets, int n_sets, thr_s
   if (thr_ytree_load_file(&tree, path, err, errlen)) return -1;
   int rc = 0;
   for (int k = 0; k < n_sets && !rc; ++k) rc = thr_ytree_apply_set(&tree, sets[k], err, errlen);
-  cfg c = {sc, err, errlen, 0, 0};
+  cfg c = {.sc = sc, .err = err, .errlen = errlen};
   if (!rc) rc = fill_scenario(&c, tree.root, path);
   thr_ytree_free(&tree);
   if (rc) thr_scenario_free(sc);

@@ -19,6 +19,9 @@
 #define SC(member, ctype) FIELD(SCENARIO, thr_scenario, member, ctype)
 #define PRM(member, ctype) FIELD(PARAMS, thr_params, member, ctype)
 #define BLK(member, ctype) FIELD(BLOCK, thr_block, member, ctype)
+#define STG(member, ctype) FIELD(STAGE, thr_stage_def, member, ctype)
+#define SRC(member, ctype) FIELD(SOURCE, thr_source_def, member, ctype)
+#define VALUE(type, ctype) .field = {THR_AT_VALUE, THR_C_##ctype, 0, sizeof(type)}
 
 /* agents[] keys that only some layouts take */
 #define GRID (1u << THR_LAYOUT_GRID)
@@ -26,7 +29,16 @@
 #define DISK (1u << THR_LAYOUT_DISK)
 #define ELLIPSE (1u << THR_LAYOUT_ELLIPSE)
 #define CIRCLE (1u << THR_LAYOUT_CIRCLE)
-#define ALL_LAYOUTS (GRID | RANDOM | DISK | ELLIPSE | CIRCLE)
+#define POLYGON_LAYOUT (1u << THR_LAYOUT_POLYGON)
+#define ALL_LAYOUTS (GRID | RANDOM | DISK | ELLIPSE | CIRCLE | POLYGON_LAYOUT)
+
+/* stages[] keys that only some kinds take */
+#define WAYPOINT (1u << THR_STAGE_WAYPOINT)
+#define QUEUE (1u << THR_STAGE_QUEUE)
+#define WAITING (1u << THR_STAGE_WAITING)
+
+/* exits[] keys that only segment exits take (the forms: polygon, segment) */
+#define SEGMENT_EXIT (1u << 1)
 
 #define MAP THR_KEY_MAP
 #define LIST THR_KEY_LIST
@@ -40,6 +52,8 @@
 #define NUMBER_OR_MAP THR_KEY_NUMBER_OR_MAP
 #define NUMBER_OR_POINT THR_KEY_NUMBER_OR_POINT
 #define GOAL THR_KEY_GOAL
+#define NAMES THR_KEY_NAMES
+#define WEIGHTS THR_KEY_WEIGHTS
 
 #define GT0 THR_RANGE_GT0
 #define GE0 THR_RANGE_GE0
@@ -50,6 +64,7 @@
 
 #define REQUIRED THR_KEY_REQUIRED
 #define ONE_OF THR_KEY_ONE_OF
+#define PROPERTY THR_KEY_PROPERTY
 
 const thr_key thr_schema[] = {
     /* top level */
@@ -60,10 +75,18 @@ const thr_key thr_schema[] = {
     {.path = "seed", .type = INTEGER, .range = GE0, .def = "1", SC(seed, U64),
      .meaning = "seed of the counter-based random numbers (placement jitter, speeds, radii, masses, goal jitter)"},
 
-    {.path = "world", .type = MAP, .flags = REQUIRED, .meaning = "the simulated rectangle"},
+    {.path = "world", .type = MAP, .def_note = "the walkable area's bounding box grown by 1 m",
+     .meaning = "the simulated rectangle; required without `geometry`"},
     {.path = "world.min", .type = POINT, .flags = REQUIRED, SC(world_min, VEC2), .meaning = "lower-left corner"},
     {.path = "world.max", .type = POINT, .flags = REQUIRED, SC(world_max, VEC2),
      .meaning = "upper-right corner; each coordinate must exceed `min`'s"},
+
+    {.path = "geometry", .type = MAP, .meaning = "the walkable area; walls follow from it"},
+    {.path = "geometry.walkable", .type = STRING, .flags = ONE_OF,
+     .meaning = "WKT `POLYGON` or `MULTIPOLYGON` in metres (Shapely's convention: each polygon its outer ring, "
+                "then its holes; rings closed)"},
+    {.path = "geometry.walkable_file", .type = STRING, .flags = ONE_OF,
+     .meaning = "a file holding that WKT, relative to the scenario file's directory"},
 
     {.path = "time", .type = MAP, .meaning = "time step and run length"},
     {.path = "time.dt", .type = NUMBER, .range = GT0, .def = "1/48", PRM(dt, FLOAT), .meaning = "time step Δt"},
@@ -178,52 +201,123 @@ const thr_key thr_schema[] = {
     {.path = "obstacles[].rect.max", .type = POINT, .flags = REQUIRED,
      .meaning = "upper-right corner; each coordinate must exceed `min`'s"},
 
+    {.path = "exits", .type = LIST, .def_note = "empty", .meaning = "where agents leave the simulation"},
+    {.path = "exits[].name", .type = STRING, .range = NONEMPTY, .flags = REQUIRED,
+     .meaning = "how stages and agent blocks refer to the exit; unique, not `nearest`"},
+    {.path = "exits[].polygon", .type = POINTS, .flags = ONE_OF, .min_items = 3,
+     .meaning = "the exit area, inside the walkable area (the first point is not repeated)"},
+    {.path = "exits[].segment", .type = POINTS, .flags = ONE_OF, .min_items = 2, .max_items = 2,
+     .meaning = "a stretch of the walkable area's boundary; the exit is the strip `depth` deep inside it"},
+    {.path = "exits[].depth", .type = NUMBER, .range = GT0, .def = "0.5", .forms = SEGMENT_EXIT, VALUE(float, FLOAT),
+     .meaning = "depth of the strip [m]"},
+
+    {.path = "routing", .type = MAP, .meaning = "distance fields that lead agents to exits and stages"},
+    {.path = "routing.cell", .type = NUMBER, .range = GT0, .def = "0.2", SC(route_cell, FLOAT),
+     .meaning = "side of a distance-field cell [m]"},
+    {.path = "routing.clearance", .type = NUMBER, .range = GE0, .def = "0", .def_note = "0 (largest agent radius)",
+     SC(route_clearance, FLOAT), .meaning = "walls are inflated by this for routing [m]; 0 = the largest agent radius"},
+
+    {.path = "stages", .type = LIST, .def_note = "empty",
+     .meaning = "stages of journeys: waypoints, exits, queues, waiting areas"},
+    {.path = "stages[].name", .type = STRING, .range = NONEMPTY, .flags = REQUIRED,
+     .meaning = "how journeys refer to the stage; unique"},
+    {.path = "stages[].waypoint", .type = POINT, .flags = ONE_OF, STG(point, VEC2),
+     .meaning = "a point to pass, inside the walkable area"},
+    {.path = "stages[].exit", .type = STRING, .flags = ONE_OF,
+     .meaning = "leave through this exit (an `exits[].name`)"},
+    {.path = "stages[].queue", .type = POINTS, .flags = ONE_OF, .min_items = 1,
+     .meaning = "slots to line up on, the front slot first, inside the walkable area"},
+    {.path = "stages[].waiting", .type = POINTS, .flags = ONE_OF, .min_items = 1,
+     .meaning = "slots to wait on (each agent takes a free one), inside the walkable area"},
+    {.path = "stages[].distance", .type = NUMBER, .range = GT0, .def = "1", .forms = WAYPOINT, STG(distance, FLOAT),
+     .meaning = "reached within this distance of the point [m]"},
+    {.path = "stages[].service", .type = NUMBER, .range = GT0, .flags = REQUIRED, .forms = QUEUE,
+     STG(service, FLOAT), .meaning = "seconds between departures of the front agent"},
+    {.path = "stages[].until", .type = NUMBER, .range = GE0, .forms = WAITING, STG(until, FLOAT),
+     .meaning = "agents leave their slots at this time [s]; give `until` or `duration`"},
+    {.path = "stages[].duration", .type = NUMBER, .range = GE0, .forms = WAITING, STG(duration, FLOAT),
+     .meaning = "each agent leaves this many seconds after taking its slot"},
+
+    {.path = "journeys", .type = LIST, .def_note = "empty",
+     .meaning = "routes through stages that agent blocks and sources follow"},
+    {.path = "journeys[].name", .type = STRING, .range = NONEMPTY, .flags = REQUIRED,
+     .meaning = "how agent blocks and sources refer to the journey; unique"},
+    {.path = "journeys[].stages", .type = NAMES, .flags = REQUIRED, .min_items = 1,
+     .meaning = "stage names in order: agents start with the first, and each leads to the next unless a "
+                "transition says otherwise"},
+    {.path = "journeys[].transitions", .type = LIST, .def_note = "fixed, in list order",
+     .meaning = "where agents go after a stage; at most one item per stage"},
+    {.path = "journeys[].transitions[].from", .type = STRING, .range = NONEMPTY, .flags = REQUIRED,
+     .meaning = "the stage it leaves: one of the journey's stages, not an exit"},
+    {.path = "journeys[].transitions[].to", .type = STRING, .flags = ONE_OF, .meaning = "fixed: always this stage"},
+    {.path = "journeys[].transitions[].round_robin", .type = WEIGHTS, .flags = ONE_OF,
+     .meaning = "in turn: each stage taken as many times per round as its weight"},
+    {.path = "journeys[].transitions[].least_targeted", .type = NAMES, .flags = ONE_OF, .min_items = 1,
+     .meaning = "the stage of these that the fewest agents are heading for"},
+
     {.path = "agents", .type = LIST, .flags = REQUIRED, .meaning = "agent blocks (at least one agent in total)"},
     {.path = "agents[].name", .type = STRING, .range = NONEMPTY, BLK(name, CHARS), .def_note = "`block<N>`",
      .meaning = "label used in messages and in `throng check`"},
-    {.path = "agents[].layout", .type = CHOICE, .flags = REQUIRED, .choices = "grid, random, disk, ellipse, circle",
+    {.path = "agents[].layout", .type = CHOICE, .flags = REQUIRED,
+     .choices = "grid, random, disk, ellipse, circle, polygon",
      BLK(layout, INT), .meaning = "how agents are placed"},
-    {.path = "agents[].min", .type = POINT, .flags = REQUIRED, .layouts = GRID | RANDOM, BLK(min, VEC2),
+    {.path = "agents[].min", .type = POINT, .flags = REQUIRED, .forms = GRID | RANDOM, BLK(min, VEC2),
      .meaning = "lower-left corner of the rectangle to fill"},
-    {.path = "agents[].max", .type = POINT, .flags = REQUIRED, .layouts = GRID | RANDOM, BLK(max, VEC2),
+    {.path = "agents[].max", .type = POINT, .flags = REQUIRED, .forms = GRID | RANDOM, BLK(max, VEC2),
      .meaning = "upper-right corner; no coordinate below `min`'s"},
-    {.path = "agents[].center", .type = POINT, .flags = REQUIRED, .layouts = DISK | ELLIPSE | CIRCLE,
+    {.path = "agents[].center", .type = POINT, .flags = REQUIRED, .forms = DISK | ELLIPSE | CIRCLE,
      BLK(center, VEC2), .meaning = "centre"},
-    {.path = "agents[].radius", .type = NUMBER, .range = GT0, .flags = REQUIRED, .layouts = DISK | CIRCLE,
+    {.path = "agents[].radius", .type = NUMBER, .range = GT0, .flags = REQUIRED, .forms = DISK | CIRCLE,
      BLK(rx, FLOAT), .meaning = "disk or circle radius (the area, not the agents)"},
-    {.path = "agents[].semi_axes", .type = POINT, .range = GT0, .flags = REQUIRED, .layouts = ELLIPSE,
+    {.path = "agents[].semi_axes", .type = POINT, .range = GT0, .flags = REQUIRED, .forms = ELLIPSE,
      .meaning = "semi-axes (a, b)"},
-    {.path = "agents[].rows", .type = INTEGER, .range = GT0, .layouts = GRID, BLK(rows, INT),
+    {.path = "agents[].polygon", .type = POINTS, .flags = REQUIRED, .min_items = 3, .forms = POLYGON_LAYOUT,
+     .meaning = "the spawn region, inside the walkable area (the first point is not repeated)"},
+    {.path = "agents[].rows", .type = INTEGER, .range = GT0, .forms = GRID, BLK(rows, INT),
      .meaning = "lattice rows, with `cols` (points spread evenly over the rectangle)"},
-    {.path = "agents[].cols", .type = INTEGER, .range = GT0, .layouts = GRID, BLK(cols, INT),
+    {.path = "agents[].cols", .type = INTEGER, .range = GT0, .forms = GRID, BLK(cols, INT),
      .meaning = "lattice columns, with `rows`"},
-    {.path = "agents[].spacing", .type = NUMBER_OR_POINT, .range = GT0, .layouts = GRID | DISK | ELLIPSE,
+    {.path = "agents[].spacing", .type = NUMBER_OR_POINT, .range = GT0, .forms = GRID | DISK | ELLIPSE,
      .def_note = "see below", .meaning = "lattice spacing, one number for both directions or [x, y]"},
-    {.path = "agents[].count", .type = INTEGER, .range = GT0, .layouts = ALL_LAYOUTS, BLK(count, LONG),
+    {.path = "agents[].count", .type = INTEGER, .range = GT0, .forms = ALL_LAYOUTS, BLK(count, LONG),
      .def_note = "see below", .meaning = "number of agents"},
+    {.path = "agents[].density", .type = NUMBER, .range = GT0, .forms = POLYGON_LAYOUT, BLK(density, FLOAT),
+     .meaning = "agents per m² of the region, instead of `count`"},
     {.path = "agents[].jitter", .type = NUMBER, .range = GE0, .def = "0", BLK(jitter, FLOAT),
      .meaning = "each coordinate displaced by a uniform draw in [−jitter, jitter]"},
-    {.path = "agents[].speed", .type = NUMBER_OR_MAP, .range = GE0,
-     .meaning = "preferred speed, uniform in [mean − spread, mean + spread]; a number is the mean, spread 0"},
+    {.path = "agents[].speed", .type = NUMBER_OR_MAP, .range = GE0, .flags = PROPERTY,
+     .meaning = "preferred speed: a number (spread 0), `{mean, spread}`, `{mean, sd, min, max}` or `{rimea}` "
+                "(see below)"},
     {.path = "agents[].speed.mean", .type = NUMBER, .range = GE0, .def = "1.4", BLK(speed_mean, FLOAT),
      .meaning = "mean preferred speed"},
     {.path = "agents[].speed.spread", .type = NUMBER, .range = GE0, .def = "0.1", BLK(speed_spread, FLOAT),
      .meaning = "half the width of the range; at most `mean` (an unset spread is cut to `mean`)"},
-    {.path = "agents[].agent_radius", .type = NUMBER_OR_MAP, .range = GT0,
-     .meaning = "agent disk radius, uniform in [min, max]; a number sets both"},
+    {.path = "agents[].speed.sd", .type = NUMBER, .range = GE0,
+     .meaning = "normal form: standard deviation (with `mean`, `min`, `max`)"},
+    {.path = "agents[].speed.min", .type = NUMBER, .range = GE0,
+     .meaning = "normal form: lowest speed (the normal is truncated to [min, max])"},
+    {.path = "agents[].speed.max", .type = NUMBER, .range = GT0, .meaning = "normal form: highest speed"},
+    {.path = "agents[].speed.rimea", .type = CHOICE, .choices = "under_30, 30_to_50, over_50, impaired",
+     .meaning = "RiMEA test 7 group: uniform in 0.58–1.61, 1.41–1.54, 0.68–1.41, 0.46–0.76 m/s"},
+    {.path = "agents[].agent_radius", .type = NUMBER_OR_MAP, .range = GT0, .flags = PROPERTY,
+     .meaning = "agent disk radius: a number, uniform in `{min, max}`, or normal `{mean, sd, min, max}`"},
     {.path = "agents[].agent_radius.min", .type = NUMBER, .range = GT0, .def = "0.5", BLK(radius_min, FLOAT),
      .meaning = "smallest radius (the map needs both `min` and `max`)"},
     {.path = "agents[].agent_radius.max", .type = NUMBER, .range = GT0, .def = "0.5", BLK(radius_max, FLOAT),
      .meaning = "largest radius; not below `min`"},
-    {.path = "agents[].mass", .type = NUMBER_OR_MAP, .range = GT0,
+    {.path = "agents[].agent_radius.mean", .type = NUMBER, .range = GT0,
+     .meaning = "normal form: mean radius (with `sd`, `min`, `max`; truncated to [min, max])"},
+    {.path = "agents[].agent_radius.sd", .type = NUMBER, .range = GE0, .meaning = "normal form: standard deviation"},
+    {.path = "agents[].mass", .type = NUMBER_OR_MAP, .range = GT0, .flags = PROPERTY,
      .meaning = "agent mass, uniform in [min, max]; a number sets both"},
     {.path = "agents[].mass.min", .type = NUMBER, .range = GT0, .def = "1", BLK(mass_min, FLOAT),
      .meaning = "smallest mass (the map needs both `min` and `max`)"},
     {.path = "agents[].mass.max", .type = NUMBER, .range = GT0, .def = "1", BLK(mass_max, FLOAT),
      .meaning = "largest mass; not below `min`"},
-    {.path = "agents[].group", .type = INTEGER, .range = GE0, BLK(group, INT), .def_note = "block index",
-     .meaning = "group number (written to outputs)"},
-    {.path = "agents[].goal", .type = GOAL, .def_note = "none", .meaning = "where the agents go (see below)"},
+    {.path = "agents[].group", .type = INTEGER, .range = GE0, .flags = PROPERTY, BLK(group, INT),
+     .def_note = "block index", .meaning = "group number (written to outputs)"},
+    {.path = "agents[].goal", .type = GOAL, .flags = PROPERTY, .def_note = "none",
+     .meaning = "where the agents go (see below); not with `exit` or `journey`"},
     {.path = "agents[].goal.point", .type = POINT, .flags = ONE_OF, BLK(goal_point, VEC2),
      .meaning = "one point for the whole block"},
     {.path = "agents[].goal.offset", .type = POINT, .flags = ONE_OF, BLK(goal_point, VEC2),
@@ -232,6 +326,54 @@ const thr_key thr_schema[] = {
      .meaning = "the start position mirrored through this centre"},
     {.path = "agents[].goal.jitter", .type = NUMBER, .range = GE0, .def = "0", BLK(goal_jitter, FLOAT),
      .meaning = "each agent's goal displaced by a uniform draw in [−jitter, jitter] per coordinate"},
+    {.path = "agents[].premovement", .type = NUMBER_OR_MAP, .range = GE0, .flags = PROPERTY, .def_note = "0",
+     .meaning = "pre-movement time [s], until which agents stand: a number, uniform in `{min, max}`, or normal "
+                "`{mean, sd, min, max}`"},
+    {.path = "agents[].premovement.mean", .type = NUMBER, .range = GE0,
+     .meaning = "normal form: mean (with `sd`, `min`, `max`; truncated to [min, max])"},
+    {.path = "agents[].premovement.sd", .type = NUMBER, .range = GE0, .meaning = "normal form: standard deviation"},
+    {.path = "agents[].premovement.min", .type = NUMBER, .range = GE0, .meaning = "shortest time"},
+    {.path = "agents[].premovement.max", .type = NUMBER, .range = GE0, .meaning = "longest time; not below `min`"},
+    {.path = "agents[].exit", .type = STRING, .range = NONEMPTY, .flags = PROPERTY,
+     .def_note = "`nearest` when there are exits and no `goal` or `journey`",
+     .meaning = "`nearest` (the exit closest by travel distance) or an exit's name"},
+    {.path = "agents[].journey", .type = STRING, .range = NONEMPTY, .flags = PROPERTY,
+     .meaning = "a journey's name: the agents follow it from its first stage"},
+
+    {.path = "sources", .type = LIST, .def_note = "empty", .meaning = "where agents appear during a run"},
+    {.path = "sources[].name", .type = STRING, .range = NONEMPTY, .flags = REQUIRED,
+     .meaning = "label in messages and `throng check`; unique"},
+    {.path = "sources[].polygon", .type = POINTS, .flags = REQUIRED, .min_items = 3,
+     .meaning = "where agents appear, inside the walkable area (the first point is not repeated)"},
+    {.path = "sources[].rate", .type = NUMBER, .range = GT0, .flags = REQUIRED, SRC(rate, FLOAT),
+     .meaning = "agents per second"},
+    {.path = "sources[].start", .type = NUMBER, .range = GE0, .def = "0", SRC(start, FLOAT),
+     .meaning = "time of the first agent [s]"},
+    {.path = "sources[].stop", .type = NUMBER, .range = GE0, .def_note = "none (no end)", SRC(stop, FLOAT),
+     .meaning = "no agent after this time [s]; not before `start`"},
+    {.path = "sources[].count", .type = INTEGER, .range = GT0, .def_note = "no limit", SRC(count, LONG),
+     .meaning = "at most this many agents in all"},
+    {.path = "sources[].agents", .type = MAP, .like = "agents[]",
+     .meaning = "the agents' properties, as in an agent block: speed, agent_radius, mass, group, goal, premovement, "
+                "exit, journey"},
+
+    {.path = "measurement", .type = MAP, .meaning = "what a run measures: areas, lines, maps"},
+    {.path = "measurement.areas", .type = LIST, .def_note = "empty",
+     .meaning = "areas to measure density and speed in"},
+    {.path = "measurement.areas[].name", .type = STRING, .range = NONEMPTY, .flags = REQUIRED,
+     .meaning = "label in outputs; unique"},
+    {.path = "measurement.areas[].polygon", .type = POINTS, .flags = REQUIRED, .min_items = 3,
+     .meaning = "the area (the first point is not repeated)"},
+    {.path = "measurement.lines", .type = LIST, .def_note = "empty", .meaning = "lines to measure the flow across"},
+    {.path = "measurement.lines[].name", .type = STRING, .range = NONEMPTY, .flags = REQUIRED,
+     .meaning = "label in outputs; unique"},
+    {.path = "measurement.lines[].segment", .type = POINTS, .flags = REQUIRED, .min_items = 2, .max_items = 2,
+     .meaning = "the line"},
+    {.path = "measurement.maps", .type = MAP, .meaning = "time-averaged density and speed maps"},
+    {.path = "measurement.maps.cell", .type = NUMBER, .range = GT0, .def = "1", SC(map_cell, FLOAT),
+     .meaning = "side of a map cell [m]"},
+    {.path = "measurement.maps.every", .type = INTEGER, .range = GE0, .def = "0", SC(map_every, INT),
+     .meaning = "write maps averaged over every K steps; 0 = no maps"},
 
     {.path = "output", .type = MAP, .meaning = "what a run writes"},
     {.path = "output.dir", .type = STRING, .def = "", .def_note = "`out/<name>`", SC(out_dir, CHARS),
@@ -246,10 +388,34 @@ const size_t thr_schema_len = sizeof thr_schema / sizeof thr_schema[0];
 
 /* ---- look-ups ------------------------------------------------------------- */
 
-const thr_key *thr_schema_find(const char *path) {
+static const thr_key *find_exact(const char *path) {
   for (size_t i = 0; i < thr_schema_len; ++i)
     if (!strcmp(thr_schema[i].path, path)) return &thr_schema[i];
   return NULL;
+}
+
+/* The row with `like` that path lies below, or NULL. */
+static const thr_key *like_above(const char *path) {
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    size_t n = strlen(k->path);
+    if (k->like && !strncmp(path, k->path, n) && path[n] == '.') return k;
+  }
+  return NULL;
+}
+
+/* The path that the rows below a row with `like` have: sources[].agents.speed
+ * -> agents[].speed (other paths as they are). */
+static const char *unalias(const char *path, char *buf, size_t len) {
+  const thr_key *like = find_exact(path) ? NULL : like_above(path);
+  if (!like) return path;
+  snprintf(buf, len, "%s%s", like->like, path + strlen(like->path));
+  return buf;
+}
+
+const thr_key *thr_schema_find(const char *path) {
+  char buf[256];
+  return find_exact(unalias(path, buf, sizeof buf));
 }
 
 const char *thr_key_name(const thr_key *k) {
@@ -270,8 +436,8 @@ const thr_key *thr_schema_child(const char *parent, const char *name) {
   return NULL;
 }
 
-int thr_key_takes_layout(const thr_key *k, int layout) {
-  return !k->layouts || (k->layouts & (1u << layout));
+int thr_key_takes_form(const thr_key *k, int form) {
+  return !k->forms || (k->forms & (1u << form));
 }
 
 static void append_name(char *buf, size_t len, const char *sep, const char *name) {
@@ -280,6 +446,12 @@ static void append_name(char *buf, size_t len, const char *sep, const char *name
 }
 
 const char *thr_schema_names(char *buf, size_t len, const char *parent, int flags, const char *sep) {
+  char other[256];
+  const thr_key *map = find_exact(parent);
+  if (map && map->like)
+    parent = map->like, flags |= THR_KEY_PROPERTY;
+  else
+    parent = unalias(parent, other, sizeof other);
   buf[0] = '\0';
   for (size_t i = 0; i < thr_schema_len; ++i) {
     const thr_key *k = &thr_schema[i];
@@ -288,11 +460,33 @@ const char *thr_schema_names(char *buf, size_t len, const char *parent, int flag
   return buf;
 }
 
-const char *thr_schema_layout_names(char *buf, size_t len, int layout) {
+/* The required CHOICE key under `parent` that names its items' forms, or NULL. */
+static const thr_key *form_choice(const char *parent) {
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    if (thr_key_is_child(k, parent) && k->type == THR_KEY_CHOICE && (k->flags & THR_KEY_REQUIRED)) return k;
+  }
+  return NULL;
+}
+
+const char *thr_schema_form_name(char *buf, size_t len, const char *parent, int form) {
+  const thr_key *choice = form_choice(parent);
+  if (choice) return thr_key_choice(choice, form, buf, len);
+  buf[0] = '\0';
+  for (size_t i = 0, f = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    if (!thr_key_is_child(k, parent) || !(k->flags & THR_KEY_ONE_OF) || (int)f++ != form) continue;
+    snprintf(buf, len, "%s", thr_key_name(k));
+    break;
+  }
+  return buf;
+}
+
+const char *thr_schema_form_keys(char *buf, size_t len, const char *parent, int form) {
   buf[0] = '\0';
   for (size_t i = 0; i < thr_schema_len; ++i) {
     const thr_key *k = &thr_schema[i];
-    if (thr_key_is_child(k, "agents[]") && k->layouts && thr_key_takes_layout(k, layout))
+    if (thr_key_is_child(k, parent) && k->forms && thr_key_takes_form(k, form))
       append_name(buf, len, ", ", thr_key_name(k));
   }
   return buf;
@@ -400,6 +594,12 @@ static const char *type_text(const thr_key *k, char *buf, size_t len) {
     case THR_KEY_GOAL:
       snprintf(buf, len, "goal name, list of goal names, or map");
       break;
+    case THR_KEY_NAMES:
+      snprintf(buf, len, "list of >= %d names", k->min_items);
+      break;
+    case THR_KEY_WEIGHTS:
+      snprintf(buf, len, "map `{NAME: WEIGHT, ...}`, weights integers > 0");
+      break;
     default:
       snprintf(buf, len, "%s%s", names[k->type], thr_range_text(k->range));
   }
@@ -412,14 +612,19 @@ static const char *default_text(const thr_key *k) {
   return k->def ? k->def : "";
 }
 
-/* The meaning, after "grid, random: " for a key that only some layouts take. */
+/* The meaning, after "grid, random: " for a key that only some forms of
+ * its item take. */
 static const char *meaning_text(const thr_key *k, char *buf, size_t len) {
-  const thr_key *layout = thr_schema_find("agents[].layout");
-  char word[64];
+  char parent[128], word[64];
   buf[0] = '\0';
-  if (k->layouts && k->layouts != ALL_LAYOUTS) {
-    for (int L = 0; *thr_key_choice(layout, L, word, sizeof word); ++L)
-      if (k->layouts & (1u << L)) append_name(buf, len, ", ", word);
+  int all = 1;
+  if (k->forms) {
+    snprintf(parent, sizeof parent, "%.*s", (int)(thr_key_name(k) - k->path - 1), k->path);
+    for (int F = 0; *thr_schema_form_name(word, sizeof word, parent, F); ++F) all &= thr_key_takes_form(k, F);
+  }
+  if (!all) {
+    for (int F = 0; *thr_schema_form_name(word, sizeof word, parent, F); ++F)
+      if (thr_key_takes_form(k, F)) append_name(buf, len, ", ", word);
     thr_str_append(buf, len, ": ");
   }
   thr_str_append(buf, len, k->meaning);

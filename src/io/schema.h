@@ -23,7 +23,9 @@ enum thr_key_type {
   THR_KEY_CHOICE,          /* one word of `choices`, stored as its index (int) */
   THR_KEY_NUMBER_OR_MAP,   /* a number, or a map of the keys below it */
   THR_KEY_NUMBER_OR_POINT, /* a number (both coordinates) or a point */
-  THR_KEY_GOAL             /* a goal name, a list of goal names, or a map */
+  THR_KEY_GOAL,            /* a goal name, a list of goal names, or a map */
+  THR_KEY_NAMES,           /* a list of at least min_items names (strings) */
+  THR_KEY_WEIGHTS          /* a map of names to weights (integers > 0) */
 };
 
 /* Which values a number, integer, point or string may take. */
@@ -38,12 +40,17 @@ enum thr_range {
 };
 
 enum thr_key_flag {
-  THR_KEY_REQUIRED = 1, /* must be given (agents[] keys: for the layouts it applies to) */
-  THR_KEY_ONE_OF = 2    /* exactly one of the ONE_OF keys beside it must be given */
+  THR_KEY_REQUIRED = 1, /* must be given (keys of some forms only: for the forms it applies to) */
+  THR_KEY_ONE_OF = 2,   /* exactly one of the ONE_OF keys beside it must be given */
+  THR_KEY_PROPERTY = 4  /* agents[] keys that describe the agents rather than place them: the keys
+                           that a map `like` agents[] (a source's agents) takes */
 };
 
-/* The struct a field lives in. */
-enum thr_at { THR_AT_NONE, THR_AT_SCENARIO, THR_AT_PARAMS, THR_AT_BLOCK };
+/* Where a field lives: thr_scenario, its thr_params, the item being read
+ * (thr_block, thr_stage_def, thr_source_def), or a variable of the field's
+ * C type of its own (a value the scenario keeps in no struct, such as the
+ * depth of an exit, which becomes the exit's polygon). */
+enum thr_at { THR_AT_NONE, THR_AT_SCENARIO, THR_AT_PARAMS, THR_AT_BLOCK, THR_AT_STAGE, THR_AT_SOURCE, THR_AT_VALUE };
 
 /* The C type of a field. */
 enum thr_ctype { THR_C_NONE, THR_C_FLOAT, THR_C_INT, THR_C_LONG, THR_C_U64, THR_C_VEC2, THR_C_CHARS };
@@ -64,10 +71,13 @@ typedef struct thr_key {
   const char *def_note; /* what the docs show as the default when it is derived or needs words */
   const char *meaning;  /* one line for the docs */
   const char *choices;  /* THR_KEY_CHOICE: "a, b, c" */
-  int min_items;        /* THR_KEY_POINTS: fewest points */
+  int min_items;        /* THR_KEY_POINTS, THR_KEY_NAMES: fewest items */
   int max_items;        /* THR_KEY_POINTS: most points; 0 = no limit */
-  unsigned layouts;     /* agents[] keys: bit L set for each layout L (enum thr_layout) that takes
-                           the key; 0 = every layout */
+  unsigned forms;       /* keys of list items that come in forms: bit F set for each form F that takes
+                           the key; 0 = every form. The forms of agents[] are its layouts (enum
+                           thr_layout, the choices of agents[].layout), of stages[] and exits[] their
+                           ONE_OF keys in table order (enum thr_stage_kind for stages) */
+  const char *like;     /* a map whose keys are the PROPERTY rows under this path ("agents[]") */
   thr_key_field field;  /* where a scalar value is stored */
 } thr_key;
 
@@ -75,7 +85,9 @@ typedef struct thr_key {
 extern const thr_key thr_schema[];
 extern const size_t thr_schema_len;
 
-/* The row of a schema path, or NULL. */
+/* The row of a schema path, or NULL. Below a row with `like`, the row of
+ * the same key under the `like` path (sources[].agents.speed ->
+ * agents[].speed). */
 const thr_key *thr_schema_find(const char *path);
 
 /* The last part of a key's path: "mean" for agents[].speed.mean. */
@@ -88,16 +100,23 @@ int thr_key_is_child(const thr_key *k, const char *parent);
 /* The row directly under `parent` called `name`, or NULL. */
 const thr_key *thr_schema_child(const char *parent, const char *name);
 
-/* Whether an agents[] key applies to `layout`. */
-int thr_key_takes_layout(const thr_key *k, int layout);
+/* Whether a key applies to form `form` of its item. */
+int thr_key_takes_form(const thr_key *k, int form);
+
+/* The name of form `form` of the items under `parent` ("agents[]": "grid",
+ * ...; "stages[]": "waypoint", ...) into buf (empty when there is none);
+ * returns buf. The forms come from the parent's required CHOICE key
+ * (agents[].layout), else from its ONE_OF keys in table order. */
+const char *thr_schema_form_name(char *buf, size_t len, const char *parent, int form);
 
 /* The names of the keys directly under `parent` that have every flag in
- * `flags`, in table order, joined by `sep` ("a, b, c"); returns buf. */
+ * `flags`, in table order, joined by `sep` ("a, b, c"); returns buf. Under
+ * a map `like` another path: the PROPERTY keys of that path. */
 const char *thr_schema_names(char *buf, size_t len, const char *parent, int flags, const char *sep);
 
-/* The agents[] keys that only some layouts take, as far as `layout` takes
- * them ("min, max, rows, cols, spacing, count" for a grid). */
-const char *thr_schema_layout_names(char *buf, size_t len, int layout);
+/* The keys under `parent` that only some forms take, as far as form `form`
+ * takes them ("min, max, rows, cols, spacing, count" for a grid block). */
+const char *thr_schema_form_keys(char *buf, size_t len, const char *parent, int form);
 
 /* Word `index` of a CHOICE key's choices into buf (empty if none). Returns buf. */
 const char *thr_key_choice(const thr_key *k, int index, char *buf, size_t len);

@@ -176,6 +176,25 @@ void thr_text_escape(char *buf, size_t size) {
 
 /* ---- messages ------------------------------------------------------------- */
 
+size_t thr_text_scan_decimal(const char *s) {
+  size_t i = 0, digits = 0;
+  if (s[i] == '-' || s[i] == '+') i++;
+  while (s[i] >= '0' && s[i] <= '9') i++, digits++;
+  if (s[i] == '.') {
+    i++;
+    while (s[i] >= '0' && s[i] <= '9') i++, digits++;
+  }
+  if (!digits) return 0;
+  if (s[i] == 'e' || s[i] == 'E') {
+    size_t j = i + 1;
+    if (s[j] == '-' || s[j] == '+') j++;
+    if (s[j] < '0' || s[j] > '9') return i;
+    while (s[j] >= '0' && s[j] <= '9') j++;
+    i = j;
+  }
+  return i;
+}
+
 /* Append s to buf[size], truncating (snprintf would
  * make GCC's -Wformat-truncation complain). */
 void thr_str_append(char *buf, size_t size, const char *s) {

@@ -80,6 +80,10 @@ void thr_text_escape(char *buf, size_t size);
  * inside a UTF-8 character (for shortening text in messages and names). */
 size_t thr_text_prefix(const char *s, size_t max);
 
+/* Length of the decimal number at the start of s, 0 when there is none:
+ * [-+]?(d+(.d*)?|.d+)([eE][-+]?d+)? (scenario values, WKT coordinates). */
+size_t thr_text_scan_decimal(const char *s);
+
 /* Append s to the string in buf[size], truncating (messages). */
 void thr_str_append(char *buf, size_t size, const char *s);
 

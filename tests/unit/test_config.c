@@ -454,10 +454,10 @@ THR_TEST(set_errors) {
             "--set solver..iterations=3: bad key 'solver..iterations': expected a dotted path");
   FAILS_SET(base, "agents[x].count=3", "--set agents[x].count=3: bad key 'agents[x].count'");
   FAILS_SET(base, "solvr.iterations=3",
-            "--set solvr.iterations=3: unknown key 'solvr' (known keys here: name, description, seed, world, time, "
-            "solver, model, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, obstacles, "
-            "agents, "
-            "output); did you mean 'solver'?");
+            "--set solvr.iterations=3: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, "
+            "time, solver, model, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, "
+            "obstacles, exits, routing, stages, journeys, agents, sources, measurement, output); did you mean "
+            "'solver'?");
   FAILS_SET(base, "solver.iteratons=3",
             "--set solver.iteratons=3: solver: unknown key 'iteratons' (known keys here: stability_iterations, "
             "iterations, omega); did you mean 'iterations'?");
@@ -570,9 +570,9 @@ THR_TEST(messages_escape_input) {
 
 THR_TEST(unknown_keys) {
   FAILS(WORLD "solvr: {iterations: 3}\n" AGENTS,
-        ":2:1: unknown key 'solvr' (known keys here: name, description, seed, world, time, solver, model, contact, "
-        "long_range, avoidance, walls, xsph, neighbors, decomposition, goals, obstacles, agents, output); did you "
-        "mean 'solver'?");
+        ":2:1: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, time, solver, model, "
+        "contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, obstacles, exits, routing, "
+        "stages, journeys, agents, sources, measurement, output); did you mean 'solver'?");
   FAILS(WORLD "solver: {iteratons: 3}\n" AGENTS,
         ":2:10: solver: unknown key 'iteratons' (known keys here: stability_iterations, iterations, omega); "
         "did you mean 'iterations'?");
@@ -586,13 +586,14 @@ THR_TEST(unknown_keys) {
 THR_TEST(unknown_keys_nested) {
   FAILS(WORLD "agents:\n  - " GRID ", sped: 1}\n",
         ":3:64: agents[0]: unknown key 'sped' (known keys here: name, layout, min, max, center, radius, semi_axes, "
-        "rows, cols, spacing, count, jitter, speed, agent_radius, mass, group, goal); did you mean 'speed'?");
+        "polygon, rows, cols, spacing, count, density, jitter, speed, agent_radius, mass, group, goal, premovement, "
+        "exit, journey); did you mean 'speed'?");
   FAILS(WORLD "goals:\n  - {name: a, pont: [1, 2]}\n" AGENTS,
         ":3:15: goals[0]: unknown key 'pont' (known keys here: name, point, rect, disk); did you mean 'point'?");
   FAILS(WORLD "obstacles:\n  - segmnt: [[0, 0], [1, 1]]\n" AGENTS,
         ":3:5: obstacles[0]: unknown key 'segmnt' (known keys here: segment, polyline, polygon, rect)");
   FAILS(WORLD "agents:\n  - " GRID ", speed: {mean: 1, sprd: 0}}\n",
-        ":3:81: agents[0].speed: unknown key 'sprd' (known keys here: mean, spread)");
+        ":3:81: agents[0].speed: unknown key 'sprd' (known keys here: mean, spread, sd, min, max, rimea)");
   FAILS(WORLD "agents:\n  - " GRID ", goal: {pointt: [1, 2]}}\n",
         ":3:71: agents[0].goal: unknown key 'pointt' (known keys here: point, offset, antipodal, jitter)");
   FAILS(WORLD "goals:\n  - {name: a, disk: {center: [1, 2], r: 1}}\n" AGENTS,
@@ -662,7 +663,7 @@ THR_TEST(missing_required_keys) {
   FAILS(WORLD, ":1:1: missing required key 'agents' (a list of agent blocks)");
   FAILS(WORLD "agents: []\n", ":2:9: agents: expected a list of at least one agent block, got a list of 0 items");
   FAILS(WORLD "agents:\n  - {min: [1, 1]}\n",
-        ":3:5: agents[0]: missing required key 'layout' (one of grid, random, disk, ellipse, circle)");
+        ":3:5: agents[0]: missing required key 'layout' (one of grid, random, disk, ellipse, circle, polygon)");
   FAILS(WORLD "agents:\n  - {layout: grid, min: [1, 1], max: [5, 5]}\n",
         ":3:5: agents[0]: layout 'grid' needs rows and cols, or spacing");
   FAILS(WORLD "agents:\n  - {layout: grid, max: [5, 5], spacing: 1}\n", ":3:5: agents[0]: missing required key 'min'");
@@ -691,7 +692,7 @@ THR_TEST(layout_specific_keys) {
   FAILS(WORLD "agents:\n  - {layout: random, min: [1, 1], max: [5, 5], count: 3, radius: 2}\n",
         ":3:58: agents[0]: key 'radius' does not apply to layout 'random' (random blocks take min, max, count)");
   FAILS(WORLD "agents:\n  - {layout: grd}\n",
-        ":3:14: agents[0].layout: expected one of grid, random, disk, ellipse, circle, got \"grd\"");
+        ":3:14: agents[0].layout: expected one of grid, random, disk, ellipse, circle, polygon, got \"grd\"");
   FAILS(WORLD "agents:\n  - {layout: circle, center: [1, 1], radius: 5, count: 0}\n",
         ":3:56: agents[0].count: expected an integer > 0, got \"0\"");
 }
@@ -819,4 +820,465 @@ THR_TEST(decomposition_keys) {
         "did you mean 'balance_threshold'?");
   FAILS(WORLD "decomposition: 3\n" AGENTS,
         ":2:16: decomposition: expected a map with keys balance_every, balance_threshold, got \"3\"");
+}
+
+/* ---- evacuation: the walkable area, exits, stages, journeys, sources ------- */
+
+/* The committed example, next to this file's directory (CMake compiles
+ * with absolute source paths). */
+static const char *full_example(char *buf, size_t len) {
+  const char *file = __FILE__, *slash = strrchr(file, '/');
+  snprintf(buf, len, "%.*s/../data/good/evacuation-full.yaml", slash ? (int)(slash - file) : 1, slash ? file : ".");
+  return buf;
+}
+
+static void check_dist(thr_dist d, int kind, float a, float b, float lo, float hi) {
+  CHECK(d.kind == kind);
+  CHECK_NEAR(d.a, a, TOL);
+  CHECK_NEAR(d.b, b, TOL);
+  CHECK_NEAR(d.lo, lo, TOL);
+  CHECK_NEAR(d.hi, hi, TOL);
+}
+
+/* Ring r of a polygon set against the points xy[0..2n). */
+static void check_ring(const thr_polyset *s, int r, const float *xy, int n) {
+  CHECK(s->ring_first[r + 1] - s->ring_first[r] == n);
+  for (int k = 0; k < n && s->ring_first[r + 1] - s->ring_first[r] == n; ++k)
+    check_vec(s->verts[s->ring_first[r] + k], xy[2 * k], xy[2 * k + 1]);
+}
+
+static void check_transition(const thr_scenario *sc, int journey, int stage, int kind, const int *items,
+                             const float *weights, int n) {
+  const thr_transition *t = &sc->transitions[journey * sc->n_stages + stage];
+  CHECK(t->kind == kind && t->n == n);
+  for (int k = 0; k < n && t->n == n; ++k) {
+    CHECK(sc->trans_items[t->first + k] == items[k]);
+    CHECK(sc->trans_weights[t->first + k] == weights[k]);
+  }
+}
+
+THR_TEST(evacuation_full_example) {
+  char path[1024], err[1024] = "";
+  thr_scenario sc;
+  int rc = thr_config_load(full_example(path, sizeof path), NULL, 0, &sc, err, sizeof err);
+  if (rc) fprintf(stderr, "  %s\n", err);
+  CHECK(rc == 0);
+  if (rc) return;
+  /* the walkable area: one polygon with a hole; the world around it */
+  const thr_polyset *w = &sc.walkable;
+  static const float outer[] = {0, 0, 60, 0, 60, 40, 0, 40}, pillar[] = {20, 10, 25, 10, 25, 15, 20, 15};
+  CHECK(w->n_polys == 1 && w->n_rings == 2 && w->n_verts == 8 && w->poly_first[1] == 2 && w->poly_line[0] == 10);
+  check_ring(w, 0, outer, 4);
+  check_ring(w, 1, pillar, 4);
+  check_vec(sc.world_min, -1, -1);
+  check_vec(sc.world_max, 61, 41);
+  /* exits: a polygon, and the strip 0.5 m deep inside the west wall */
+  static const float east[] = {58, 18, 60, 18, 60, 22, 58, 22}, west[] = {0, 18, 0, 22, 0.5f, 22, 0.5f, 18};
+  CHECK(sc.n_exits == 2 && !strcmp(sc.exit_names[0], "east") && !strcmp(sc.exit_names[1], "west"));
+  CHECK(sc.exit_shapes.n_polys == 2 && sc.exit_shapes.poly_line[0] == 12 && sc.exit_shapes.poly_line[1] == 14);
+  check_ring(&sc.exit_shapes, 0, east, 4);
+  check_ring(&sc.exit_shapes, 1, west, 4);
+  CHECK_NEAR(sc.route_cell, 0.2, TOL);
+  CHECK(sc.route_clearance == 0.0f);
+  /* stages */
+  const thr_stage_def *st = sc.stages;
+  CHECK(sc.n_stages == 5 && sc.n_slots == 5);
+  CHECK(!strcmp(st[0].name, "hall") && st[0].kind == THR_STAGE_WAYPOINT && st[0].line == 19);
+  check_vec(st[0].point, 30, 20);
+  CHECK(st[0].distance == 1.0f);
+  CHECK(st[1].kind == THR_STAGE_QUEUE && st[1].slot_first == 0 && st[1].n_slots == 3 && st[1].service == 2.0f);
+  check_vec(sc.slots[0], 40, 20);
+  check_vec(sc.slots[2], 40, 22);
+  CHECK(st[2].kind == THR_STAGE_WAITING && st[2].slot_first == 3 && st[2].n_slots == 2 && st[2].until == 60.0f);
+  check_vec(sc.slots[4], 11, 5);
+  CHECK(st[3].kind == THR_STAGE_EXIT && st[3].exit == 0 && st[4].kind == THR_STAGE_EXIT && st[4].exit == 1);
+  /* journeys: via_hall's own transitions, the defaults of direct */
+  CHECK(sc.n_journeys == 2 && !strcmp(sc.journeys[0].name, "via_hall") && !strcmp(sc.journeys[1].name, "direct"));
+  CHECK(sc.journeys[0].first_stage == 0 && sc.journeys[0].first_transition == 0 && sc.journeys[0].line == 25);
+  CHECK(sc.journeys[1].first_stage == 0 && sc.journeys[1].first_transition == 5);
+  static const int to_lounge[] = {2}, exits_items[] = {3, 4}, to_west[] = {4};
+  static const float one[] = {1, 1}, rr[] = {2, 1};
+  check_transition(&sc, 0, 0, THR_TRANSITION_FIXED, to_lounge, one, 1);
+  check_transition(&sc, 0, 1, THR_TRANSITION_ROUND_ROBIN, exits_items, rr, 2);
+  check_transition(&sc, 0, 2, THR_TRANSITION_LEAST_TARGETED, exits_items, one, 2);
+  check_transition(&sc, 0, 3, THR_TRANSITION_FIXED, NULL, NULL, 0);
+  check_transition(&sc, 1, 0, THR_TRANSITION_FIXED, to_west, one, 1);
+  check_transition(&sc, 1, 1, THR_TRANSITION_FIXED, NULL, NULL, 0);
+  check_transition(&sc, 1, 4, THR_TRANSITION_FIXED, NULL, NULL, 0);
+  /* agent blocks: a spawn region by count, one by density, a grid; then the source's block */
+  const thr_block *b = sc.blocks;
+  CHECK(sc.n_blocks == 4 && sc.regions.n_polys == 3);
+  CHECK(b[0].layout == THR_LAYOUT_POLYGON && b[0].region == 0 && b[0].count == 200 && b[0].source == 0);
+  check_dist(b[0].premove, THR_DIST_NORMAL, 30, 10, 5, 60);
+  check_dist(b[0].speed_dist, THR_DIST_NORMAL, 1.34f, 0.26f, 0.5f, 2.0f);
+  check_dist(b[0].radius_dist, THR_DIST_NORMAL, 0.22f, 0.02f, 0.18f, 0.28f);
+  CHECK_NEAR(b[0].speed_mean, 1.34, TOL);
+  CHECK(b[0].speed_spread == 0.0f && b[0].radius_min == 0.18f && b[0].radius_max == 0.28f);
+  CHECK(b[0].route_kind == THR_ROUTE_JOURNEY && b[0].route == 0);
+  CHECK(b[1].layout == THR_LAYOUT_POLYGON && b[1].region == 1 && b[1].count == 0 && b[1].density == 0.5f);
+  check_dist(b[1].premove, THR_DIST_UNIFORM, 10, 60, 10, 60);
+  check_dist(b[1].speed_dist, THR_DIST_UNIFORM, 0.68f, 1.41f, 0.68f, 1.41f);
+  CHECK_NEAR(b[1].speed_mean - b[1].speed_spread, 0.68, TOL);
+  CHECK_NEAR(b[1].speed_mean + b[1].speed_spread, 1.41, TOL);
+  CHECK(b[1].route_kind == THR_ROUTE_EXIT && b[1].route == 1);
+  CHECK(b[2].layout == THR_LAYOUT_GRID && b[2].route_kind == THR_ROUTE_NEAREST_EXIT);
+  check_dist(b[2].premove, THR_DIST_CONST, 5, 0, 5, 5);
+  CHECK(b[2].speed_dist.kind == THR_DIST_NONE && b[2].radius_dist.kind == THR_DIST_NONE);
+  /* the source and its block */
+  const thr_source_def *src = sc.sources;
+  CHECK(sc.n_sources == 1 && !strcmp(src->name, "gate") && src->region == 2 && src->block == 3);
+  CHECK(src->rate == 2.0f && src->start == 0.0f && src->stop == 120.0f && src->count == 200);
+  CHECK(b[3].source == 1 && !strcmp(b[3].name, "gate") && b[3].group == 9 && b[3].region == 2);
+  CHECK_NEAR(b[3].speed_mean, 1.2, TOL);
+  CHECK(b[3].mass_min == 70.0f && b[3].mass_max == 70.0f && b[3].speed_spread == 0.0f);
+  CHECK_NEAR(b[3].radius_min, 0.2, TOL);
+  CHECK_NEAR(b[3].radius_max, 0.25, TOL);
+  check_dist(b[3].premove, THR_DIST_UNIFORM, 0, 5, 0, 5);
+  CHECK(b[3].route_kind == THR_ROUTE_JOURNEY && b[3].route == 1);
+  /* measurement */
+  CHECK(sc.areas.n_polys == 1 && !strcmp(sc.area_names[0], "door"));
+  CHECK(sc.n_lines == 1 && !strcmp(sc.lines[0].name, "gate_line"));
+  check_vec(sc.lines[0].a, 30, 0);
+  check_vec(sc.lines[0].b, 30, 10);
+  CHECK(sc.map_cell == 1.0f && sc.map_every == 24);
+  thr_scenario_free(&sc);
+}
+
+/* The outer ring becomes a polyline that closes on itself, each hole a
+ * polygon; both after the file's own obstacles, with the walkable area's line. */
+THR_TEST(walls_from_the_walkable_area) {
+  thr_scenario sc;
+  CHECK(load("geometry:\n"
+             "  walkable: MULTIPOLYGON (((0 0, 10 0, 10 10, 0 10, 0 0), (4 4, 6 4, 6 6, 4 6, 4 4)),"
+             " ((20 0, 30 0, 25 8, 20 0)))\n"
+             "obstacles:\n"
+             "  - segment: [[1, 1], [2, 1]]\n"
+             "agents:\n  - {layout: grid, min: [1, 2], max: [3, 3], rows: 2, cols: 2}\n",
+             &sc) == 0);
+  CHECK(sc.walkable.n_polys == 2 && sc.walkable.n_rings == 3 && sc.walkable.n_verts == 11);
+  check_vec(sc.world_min, -1, -1);
+  check_vec(sc.world_max, 31, 11);
+  CHECK(sc.n_obstacles == 4);
+  static const int closed[] = {0, 0, 1, 0}, line[] = {4, 2, 2, 2}, vfirst[] = {0, 2, 7, 11, 15};
+  for (int o = 0; o < 4; ++o)
+    CHECK(sc.obs_closed[o] == closed[o] && sc.obs_line[o] == line[o] && sc.obs_vfirst[o] == vfirst[o]);
+  CHECK(sc.obs_vfirst[4] == vfirst[4] && sc.n_verts == 15);
+  check_vec(sc.verts[2], 0, 0); /* the outer ring: its first vertex again at the end */
+  check_vec(sc.verts[6], 0, 0);
+  check_vec(sc.verts[7], 4, 4); /* the hole: as it is */
+  check_vec(sc.verts[10], 4, 6);
+  check_vec(sc.verts[11], 20, 0);
+  check_vec(sc.verts[14], 20, 0);
+  CHECK(sc.blocks[0].route_kind == THR_ROUTE_GOALS); /* no exits: no default route */
+  thr_scenario_free(&sc);
+}
+
+/* Without transitions each stage leads to the next; the last, and stages
+ * the journey does not use, to none. */
+THR_TEST(default_transitions) {
+  thr_scenario sc;
+  CHECK(load(WORLD "exits:\n  - {name: out, polygon: [[19, 9], [20, 9], [20, 11], [19, 11]]}\n"
+                   "stages:\n"
+                   "  - {name: a, waypoint: [5, 5]}\n"
+                   "  - {name: b, waypoint: [10, 5], distance: 2}\n"
+                   "  - {name: unused, waypoint: [10, 10]}\n"
+                   "  - {name: leave, exit: out}\n"
+                   "journeys:\n  - {name: j, stages: [b, a, leave]}\n" AGENTS,
+             &sc) == 0);
+  static const int to_a[] = {0}, to_leave[] = {3};
+  static const float one[] = {1};
+  CHECK(sc.n_journeys == 1 && sc.journeys[0].first_stage == 1);
+  check_transition(&sc, 0, 1, THR_TRANSITION_FIXED, to_a, one, 1);
+  check_transition(&sc, 0, 0, THR_TRANSITION_FIXED, to_leave, one, 1);
+  check_transition(&sc, 0, 3, THR_TRANSITION_FIXED, NULL, NULL, 0);
+  check_transition(&sc, 0, 2, THR_TRANSITION_FIXED, NULL, NULL, 0);
+  CHECK(sc.stages[0].distance == 1.0f && sc.stages[1].distance == 2.0f); /* the default, and given */
+  /* no walkable area: exits and stages lie in the world; the block goes to the nearest exit */
+  CHECK(sc.walkable.n_polys == 0 && sc.n_obstacles == 0 && sc.blocks[0].route_kind == THR_ROUTE_NEAREST_EXIT);
+  thr_scenario_free(&sc);
+}
+
+/* geometry.walkable_file: relative to the scenario file's directory. */
+static int load_with_wkt_file(const char *yaml, const char *wkt, thr_scenario *sc) {
+  char wkt_path[192];
+  write_scenario(yaml);
+  snprintf(wkt_path, sizeof wkt_path, "%s/plan.wkt", g_dir);
+  FILE *f = fopen(wkt_path, "w");
+  if (!f || fputs(wkt, f) < 0 || fclose(f)) {
+    perror(wkt_path);
+    exit(1);
+  }
+  g_err[0] = '\0';
+  int rc = thr_config_load(g_path, NULL, 0, sc, g_err, sizeof g_err);
+  remove(wkt_path);
+  remove_scenario();
+  return rc;
+}
+
+THR_TEST(walkable_file) {
+  thr_scenario sc;
+  const char *yaml =
+      "geometry: {walkable_file: plan.wkt}\nagents:\n  - {layout: grid, min: [1, 1], max: [3, 3], "
+      "rows: 2, cols: 2}\n";
+  CHECK(load_with_wkt_file(yaml, "polygon ((0 0, 8 0, 8 6, 0 6, 0 0))\n", &sc) == 0);
+  CHECK(sc.walkable.n_polys == 1 && sc.walkable.n_verts == 4 && sc.n_obstacles == 1);
+  check_vec(sc.world_max, 9, 7);
+  thr_scenario_free(&sc);
+  /* a problem in the file: the scenario's line and key, then the file's line and column */
+  CHECK(load_with_wkt_file(yaml, "POLYGON ((0 0, 8 0,\n  8 6, 0 6))\n", &sc) == -1);
+  char want[512];
+  snprintf(want, sizeof want,
+           "%s:1:27: geometry.walkable_file: %s/plan.wkt:2:8: the ring is not closed: its last point (0 6) differs "
+           "from its first (0 0)",
+           g_path, g_dir);
+  if (strcmp(g_err, want)) fprintf(stderr, "  expected %s\n  got      %s\n", want, g_err);
+  CHECK(!strcmp(g_err, want));
+  FAILS("geometry: {walkable_file: nowhere.wkt}\n" AGENTS, ":1:27: geometry.walkable_file: cannot read '");
+}
+
+THR_TEST(walkable_wkt_errors) {
+  const char *agents = "agents:\n  - {layout: grid, min: [1, 1], max: [3, 3], rows: 2, cols: 2}\n";
+  char yaml[512];
+#define WKT_FAILS(wkt, want)                                                       \
+  do {                                                                             \
+    snprintf(yaml, sizeof yaml, "geometry:\n  walkable: \"%s\"\n%s", wkt, agents); \
+    FAILS(yaml, want);                                                             \
+  } while (0)
+#define AT ":2:13: geometry.walkable: at character "
+  WKT_FAILS("POLYGON ((0 0, 8 0, 8 6 0 6, 0 0))",
+            AT "25 of the WKT: a point has two coordinates (x y); Z and M values are not supported");
+  WKT_FAILS("POLYGON ((0 0, 8 0, 8 6, 0 6))",
+            AT "26 of the WKT: the ring is not closed: its last point (0 6) differs from its first (0 0)");
+  WKT_FAILS("POLYGON Z ((0 0 0, 8 0 0, 8 6 0, 0 0 0))", AT "9 of the WKT: Z and M coordinates are not supported");
+  WKT_FAILS("POLYGON EMPTY", AT "9 of the WKT: an EMPTY geometry holds no walkable area");
+  WKT_FAILS("LINESTRING (0 0, 1 1)", AT "1 of the WKT: expected POLYGON or MULTIPOLYGON, got 'LINESTRING'");
+  WKT_FAILS("POLYGON ((0 0, 8 0, 8 6, 0 6, 0 0)) x", AT "37 of the WKT: unexpected text after the geometry: 'x'");
+  WKT_FAILS("POLYGON ((0 0, 8 6, 8 0, 0 6, 0 0))",
+            AT "21 of the WKT: the outer ring of polygon 1 intersects itself at (4 3)");
+  WKT_FAILS("POLYGON ((0 0, 8 0, 8 6, 0 6, 0 0), (10 10, 11 10, 11 11, 10 10))",
+            AT "38 of the WKT: hole 1 of polygon 1 is not inside its polygon's outer ring: (10 10) lies outside it");
+  WKT_FAILS("POLYGON ((0 0, 8 0, 8 6, 0 6, 0 0), (1 1, 3 1, 3 3, 1 1), (2 1.5, 4 1.5, 4 2, 2 1.5))",
+            AT "60 of the WKT: hole 2 of polygon 1 overlaps hole 1 of polygon 1 at (3 1.5)");
+  WKT_FAILS("MULTIPOLYGON (((0 0, 8 0, 8 6, 0 6, 0 0)), ((4 4, 9 4, 9 9, 4 4)))",
+            AT "46 of the WKT: polygons of a MULTIPOLYGON must not overlap: the outer ring of polygon 2 meets the "
+               "outer ring of polygon 1 at (8 4)");
+  WKT_FAILS("POLYGON ((0 0, 8 0, 16 0, 0 0))", AT "10 of the WKT: the outer ring of polygon 1 has zero area");
+  WKT_FAILS("POLYGON ((0 0, 8 0, 0 0))",
+            AT "10 of the WKT: the outer ring of polygon 1 has fewer than 3 distinct points");
+#undef AT
+#undef WKT_FAILS
+}
+
+THR_TEST(world_and_walkable_area) {
+  const char *agents = "agents:\n  - {layout: grid, min: [1, 1], max: [3, 3], rows: 2, cols: 2}\n";
+  char yaml[512];
+  snprintf(yaml, sizeof yaml,
+           "world: {min: [0, 0], max: [5, 5]}\ngeometry: {walkable: 'POLYGON ((0 0, 8 0, 8 6, 0 6, "
+           "0 0))'}\n%s",
+           agents);
+  FAILS(yaml, ":1:8: world: the walkable area (line 2) reaches [8, 0], outside the world [0, 5] x [0, 5]");
+  FAILS(agents,
+        ":1:1: missing required key 'world' (a map {min: [x, y], max: [x, y]}), or the walkable area under "
+        "'geometry'");
+  FAILS(WORLD "geometry: {walkable: 'POLYGON ((0 0, 1 0, 1 1, 0 0))', walkable_file: a.wkt}\n" AGENTS,
+        ":2:56: geometry: 'walkable' and 'walkable_file' cannot be combined; give exactly one of walkable, "
+        "walkable_file");
+  thr_scenario sc;
+  snprintf(yaml, sizeof yaml,
+           "world: {min: [-2, -2], max: [9, 9]}\ngeometry: {walkable: 'POLYGON ((0 0, 8 0, 8 6, "
+           "0 6, 0 0))'}\n%s",
+           agents);
+  CHECK(load(yaml, &sc) == 0);
+  check_vec(sc.world_min, -2, -2);
+  thr_scenario_free(&sc);
+}
+
+/* A hall 20 x 10 m with a pillar at (8..10, 4..6), for the cases below. */
+#define HALL "geometry: {walkable: 'POLYGON ((0 0, 20 0, 20 10, 0 10, 0 0), (8 4, 10 4, 10 6, 8 6, 8 4))'}\n"
+#define HALL_AGENTS "agents:\n  - {layout: grid, min: [1, 1], max: [3, 3], rows: 2, cols: 2}\n"
+
+THR_TEST(exit_errors) {
+  FAILS(HALL "exits:\n  - {name: e, segment: [[19, 4], [20, 6]]}\n" HALL_AGENTS,
+        ":3:24: exits[0].segment: [19, 4] to [20, 6] is not on the boundary of the walkable area (both ends must lie "
+        "within 0.001 m of one of its edges)");
+  FAILS(HALL "exits:\n  - {name: e, polygon: [[19, 4], [21, 4], [21, 6], [19, 6]]}\n" HALL_AGENTS,
+        ":3:24: exits[0].polygon: the exit leaves the walkable area near [21, 4]");
+  FAILS(HALL "exits:\n  - {name: e, segment: [[20, 4], [20, 6]], depth: 11}\n" HALL_AGENTS,
+        ":3:51: exits[0].depth: the exit's strip leaves the walkable area near [9, 5]");
+  FAILS(HALL "exits:\n  - {name: e, polygon: [[18, 4], [20, 4], [20, 6], [18, 6]], depth: 1}\n" HALL_AGENTS,
+        ":3:62: exits[0]: key 'depth' goes with segment, not with polygon");
+  FAILS(HALL "exits:\n  - {name: nearest, segment: [[20, 4], [20, 6]]}\n" HALL_AGENTS,
+        ":3:12: exits[0].name: 'nearest' is not an exit name (agents[].exit: nearest means the closest exit)");
+  FAILS(HALL
+        "exits:\n  - {name: e, segment: [[20, 4], [20, 6]]}\n  - {name: e, segment: [[0, 4], [0, 6]]}\n" HALL_AGENTS,
+        ":4:12: exits[1].name: duplicate exit name 'e' (first at line 3)");
+  FAILS(HALL "exits:\n  - {name: e, polygon: [[18, 4], [20, 6], [20, 4], [18, 6]]}\n" HALL_AGENTS,
+        ":3:43: exits[0].polygon[2]: the polygon intersects itself: the edge from point 0 to point 1 meets the edge "
+        "from point 2 to point 3 at [19, 5]");
+  FAILS(HALL "exits:\n  - {name: e}\n" HALL_AGENTS, ":3:5: exits[0]: needs one of polygon, segment");
+  /* an exit on the pillar's side: the strip lies outside the pillar */
+  thr_scenario sc;
+  CHECK(load(HALL "exits:\n  - {name: e, segment: [[10, 4.5], [10, 5.5]], depth: 0.25}\n" HALL_AGENTS, &sc) == 0);
+  static const float strip[] = {10, 4.5f, 10, 5.5f, 10.25f, 5.5f, 10.25f, 4.5f};
+  check_ring(&sc.exit_shapes, 0, strip, 4);
+  thr_scenario_free(&sc);
+}
+
+THR_TEST(stage_and_journey_errors) {
+  const char *exits = "exits:\n  - {name: out, segment: [[20, 4], [20, 6]]}\n";
+  char yaml[1024];
+#define STAGES_FAIL(stages, want)                                        \
+  do {                                                                   \
+    snprintf(yaml, sizeof yaml, HALL "%s%s" HALL_AGENTS, exits, stages); \
+    FAILS(yaml, want);                                                   \
+  } while (0)
+  STAGES_FAIL("stages:\n  - {name: a, waypoint: [9, 5]}\n",
+              ":5:25: stages[0].waypoint: [9, 5] is not inside the walkable area");
+  STAGES_FAIL("stages:\n  - {name: q, queue: [[1, 1], [25, 1]], service: 1}\n",
+              ":5:31: stages[0].queue[1]: [25, 1] is not inside the walkable area");
+  STAGES_FAIL("stages:\n  - {name: q, queue: [[1, 1]]}\n", ":5:5: stages[0]: missing required key 'service'");
+  STAGES_FAIL("stages:\n  - {name: w, waiting: [[1, 1]]}\n",
+              ":5:5: stages[0]: a waiting stage needs until or duration");
+  STAGES_FAIL("stages:\n  - {name: w, waiting: [[1, 1]], until: 5, duration: 3}\n",
+              ":5:44: stages[0]: give until or duration, not both");
+  STAGES_FAIL("stages:\n  - {name: a, waypoint: [1, 1], service: 3}\n",
+              ":5:33: stages[0]: key 'service' goes with queue, not with waypoint");
+  STAGES_FAIL("stages:\n  - {name: x, exit: door}\n",
+              ":5:21: stages[0].exit: unknown exit 'door' (exits defined: out)");
+  STAGES_FAIL("stages:\n  - {name: a, waypoint: [1, 1]}\njourneys:\n  - {name: j, stages: [a, b]}\n",
+              ":7:27: journeys[0].stages[1]: unknown stage 'b' (stages defined: a)");
+  STAGES_FAIL("stages:\n  - {name: o, exit: out}\n  - {name: a, waypoint: [1, 1]}\n"
+              "journeys:\n  - {name: j, stages: [o, a]}\n",
+              ":8:24: journeys[0].stages[0]: stage 'o' is an exit: agents leave there, so it can only end the list");
+  STAGES_FAIL("stages:\n  - {name: a, waypoint: [1, 1]}\njourneys:\n  - {name: j, stages: [a, a]}\n",
+              ":7:27: journeys[0].stages[1]: stage 'a' is already in the list");
+  STAGES_FAIL(
+      "stages:\n  - {name: a, waypoint: [1, 1]}\n  - {name: b, waypoint: [2, 1]}\n  - {name: o, exit: out}\n"
+      "journeys:\n  - name: j\n    stages: [a, o]\n    transitions:\n      - {from: b, to: o}\n",
+      ":12:16: journeys[0].transitions[0].from: stage 'b' is not a stage of this journey (listed under "
+      "stages, or a transition's target)");
+  STAGES_FAIL(
+      "stages:\n  - {name: a, waypoint: [1, 1]}\n  - {name: o, exit: out}\n"
+      "journeys:\n  - name: j\n    stages: [a, o]\n    transitions:\n      - {from: o, to: a}\n",
+      ":11:16: journeys[0].transitions[0].from: stage 'o' is an exit: agents leave there, and no transition "
+      "follows");
+  STAGES_FAIL(
+      "stages:\n  - {name: a, waypoint: [1, 1]}\n  - {name: o, exit: out}\n"
+      "journeys:\n  - name: j\n    stages: [a, o]\n    transitions:\n      - {from: a, to: o}\n"
+      "      - {from: a, round_robin: {o: 1}}\n",
+      ":12:16: journeys[0].transitions[1].from: a second transition from 'a' (the first at line 11)");
+  STAGES_FAIL(
+      "stages:\n  - {name: a, waypoint: [1, 1]}\n  - {name: o, exit: out}\n"
+      "journeys:\n  - name: j\n    stages: [a, o]\n    transitions:\n      - {from: a, round_robin: {o: 0}}\n",
+      ":11:36: journeys[0].transitions[0].round_robin.o: expected an integer > 0, got \"0\"");
+  STAGES_FAIL(
+      "stages:\n  - {name: a, waypoint: [1, 1]}\n  - {name: o, exit: out}\n"
+      "journeys:\n  - name: j\n    stages: [a, o]\n    transitions:\n      - {from: a, round_robin: {p: 1}}\n",
+      ":11:33: journeys[0].transitions[0].round_robin: unknown stage 'p' (stages defined: a, o)");
+  STAGES_FAIL(
+      "stages:\n  - {name: a, waypoint: [1, 1]}\n  - {name: o, exit: out}\n"
+      "journeys:\n  - name: j\n    stages: [a, o]\n    transitions:\n      - {from: a, to: o, "
+      "least_targeted: [o]}\n",
+      ":11:26: journeys[0].transitions[0]: 'to' and 'least_targeted' cannot be combined; give exactly one of "
+      "to, round_robin, least_targeted");
+#undef STAGES_FAIL
+}
+
+THR_TEST(block_evacuation_keys) {
+  const char *exits = "exits:\n  - {name: out, segment: [[20, 4], [20, 6]]}\n";
+  char yaml[1024];
+#define BLOCK_FAILS(block, want)                                           \
+  do {                                                                     \
+    snprintf(yaml, sizeof yaml, HALL "%sagents:\n  - %s\n", exits, block); \
+    FAILS(yaml, want);                                                     \
+  } while (0)
+  BLOCK_FAILS("{layout: polygon, polygon: [[1, 1], [9, 1], [9, 9], [1, 9]], count: 5}",
+              ":5:32: agents[0].polygon: the spawn region leaves the walkable area near [9, 5]");
+  BLOCK_FAILS("{layout: polygon, polygon: [[1, 1], [4, 1], [4, 4]]}",
+              ":5:5: agents[0]: layout 'polygon' needs count or density");
+  BLOCK_FAILS("{layout: polygon, polygon: [[1, 1], [4, 1], [4, 4]], count: 3, density: 1}",
+              ":5:68: agents[0]: give count or density, not both");
+  BLOCK_FAILS("{layout: polygon, count: 3}", ":5:5: agents[0]: missing required key 'polygon'");
+  BLOCK_FAILS("{layout: polygon, polygon: [[1, 1], [4, 1], [4, 4]], count: 3, rows: 2}",
+              ":5:68: agents[0]: key 'rows' does not apply to layout 'polygon' (polygon blocks take polygon, count, "
+              "density)");
+  BLOCK_FAILS(GRID ", exit: door}", ":5:70: agents[0].exit: unknown exit 'door' (exits defined: out)");
+  BLOCK_FAILS(GRID ", journey: j}",
+              ":5:73: agents[0].journey: unknown journey 'j' (no journeys are defined; add them under 'journeys')");
+  BLOCK_FAILS(GRID ", exit: out, journey: j}",
+              ":5:75: agents[0]: 'exit' and 'journey' cannot be combined; give at most one of goal, exit, journey");
+  BLOCK_FAILS(GRID ", speed: {mean: 1.3, sd: 0.2, min: 0.5}}",
+              ":5:71: agents[0].speed: missing required key 'max' "
+              "(the normal form {mean, sd, min, max})");
+  BLOCK_FAILS(GRID ", speed: {mean: 3, sd: 0.2, min: 0.5, max: 2}}",
+              ":5:78: agents[0].speed.mean: must lie in [min, max] = [0.5, 2], got 3");
+  BLOCK_FAILS(GRID ", speed: {mean: 1, spread: 0.1, sd: 0.2, min: 0.5, max: 2}}",
+              ":5:81: agents[0].speed: 'spread' does not go with the normal form: {mean, spread} is uniform, "
+              "{mean, sd, min, max} normal");
+  BLOCK_FAILS(GRID ", speed: {rimea: over_50, mean: 1}}",
+              ":5:88: agents[0].speed: 'rimea' stands alone: {rimea: GROUP} sets the whole range");
+  BLOCK_FAILS(GRID ", speed: {rimea: young}}",
+              ":5:79: agents[0].speed.rimea: expected one of under_30, 30_to_50, over_50, impaired, got \"young\"");
+  BLOCK_FAILS(GRID ", agent_radius: {mean: 0.2, sd: -1, min: 0.1, max: 0.3}}",
+              ":5:94: agents[0].agent_radius.sd: expected a number >= 0, got \"-1\"");
+  BLOCK_FAILS(GRID ", agent_radius: {mean: 0.2, sd: 0.1, min: 0, max: 0.3}}",
+              ":5:104: agents[0].agent_radius.min: expected a number > 0, got \"0\"");
+  BLOCK_FAILS(GRID ", premovement: {min: 10, max: 5}}",
+              ":5:92: agents[0].premovement.max: must be >= agents[0].premovement.min (10), got 5");
+  BLOCK_FAILS(GRID ", premovement: -1}", ":5:77: agents[0].premovement: expected a number >= 0, got \"-1\"");
+#undef BLOCK_FAILS
+  FAILS(WORLD "agents:\n  - " GRID ", exit: nearest}\n",
+        ":3:70: agents[0].exit: there is no exit to be nearest (add exits under 'exits')");
+}
+
+THR_TEST(source_errors) {
+  const char *exits = "exits:\n  - {name: out, segment: [[20, 4], [20, 6]]}\n";
+  char yaml[1024];
+#define SOURCE_FAILS(source, want)                                                          \
+  do {                                                                                      \
+    snprintf(yaml, sizeof yaml, HALL "%s" HALL_AGENTS "sources:\n  - %s\n", exits, source); \
+    FAILS(yaml, want);                                                                      \
+  } while (0)
+  SOURCE_FAILS("{name: s, polygon: [[18, 1], [22, 1], [22, 3]], rate: 1}",
+               ":7:24: sources[0].polygon: the source's region leaves the walkable area near [22, 1]");
+  SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: 0}",
+               ":7:56: sources[0].rate: expected a number > 0, got \"0\"");
+  SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: 1, start: 10, stop: 5}",
+               ":7:76: sources[0].stop: must not be before sources[0].start (10), got 5");
+  SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: 1, agents: {layout: grid}}",
+               ":7:68: sources[0].agents: unknown key 'layout' (known keys here: speed, agent_radius, mass, group, "
+               "goal, premovement, exit, journey)");
+  SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: 1, agents: {speed: {mean: 1, sd: 1}}}",
+               ":7:75: sources[0].agents.speed: missing required key 'min' (the normal form {mean, sd, min, max})");
+  SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]]}", ":7:5: sources[0]: missing required key 'rate'");
+#undef SOURCE_FAILS
+  thr_scenario sc;
+  snprintf(yaml, sizeof yaml,
+           HALL "%s" HALL_AGENTS
+                "sources:\n  - {name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: "
+                "1.5}\n",
+           exits);
+  CHECK(load(yaml, &sc) == 0);
+  const thr_block *b = &sc.blocks[1];
+  CHECK(sc.n_blocks == 2 && b->source == 1 && !strcmp(b->name, "s") && b->group == 1);
+  CHECK(b->route_kind == THR_ROUTE_NEAREST_EXIT && b->premove.kind == THR_DIST_NONE);
+  CHECK(sc.sources[0].stop < 0 && sc.sources[0].count == 0 && sc.sources[0].start == 0.0f);
+  thr_scenario_free(&sc);
+}
+
+THR_TEST(measurement_keys) {
+  FAILS(WORLD
+        "measurement: {areas: [{name: a, polygon: [[0, 0], [1, 0], [1, 1]]}, {name: a, polygon: [[0, 0], "
+        "[1, 0], [1, 1]]}]}\n" AGENTS,
+        ":2:76: measurement.areas[1].name: duplicate area name 'a' (first at line 2)");
+  FAILS(WORLD "measurement: {lines: [{name: l, segment: [[0, 0]]}]}\n" AGENTS,
+        ":2:42: measurement.lines[0].segment: expected a list of 2 points [[x1, y1], [x2, y2]], got a list of 1 item");
+  FAILS(WORLD "measurement: {maps: {cell: 0}}\n" AGENTS,
+        ":2:28: measurement.maps.cell: expected a number > 0, got \"0\"");
+  FAILS(WORLD "measurement: {maps: 3}\n" AGENTS, ":2:21: measurement.maps: expected a map with keys cell, every");
+  thr_scenario sc;
+  CHECK(load(WORLD AGENTS, &sc) == 0);
+  CHECK(sc.map_cell == 1.0f && sc.map_every == 0 && sc.n_lines == 0 && sc.areas.n_polys == 0);
+  CHECK_NEAR(sc.route_cell, 0.2, TOL);
+  thr_scenario_free(&sc);
 }

@@ -60,8 +60,34 @@ static size_t ctype_size(int ctype) {
   }
 }
 
-static size_t struct_size(int at) {
-  return at == THR_AT_SCENARIO ? sizeof(thr_scenario) : at == THR_AT_PARAMS ? sizeof(thr_params) : sizeof(thr_block);
+static size_t struct_size(int at, int ctype) {
+  switch (at) {
+    case THR_AT_SCENARIO:
+      return sizeof(thr_scenario);
+    case THR_AT_PARAMS:
+      return sizeof(thr_params);
+    case THR_AT_BLOCK:
+      return sizeof(thr_block);
+    case THR_AT_STAGE:
+      return sizeof(thr_stage_def);
+    case THR_AT_SOURCE:
+      return sizeof(thr_source_def);
+    default:
+      return ctype_size(ctype); /* THR_AT_VALUE: a variable of its own */
+  }
+}
+
+/* Room for a field of any struct, to read defaults into. */
+typedef union any_struct {
+  thr_scenario sc;
+  thr_block blk;
+  thr_stage_def stage;
+  thr_source_def src;
+  double value;
+} any_struct;
+
+static void *object_for(int at, any_struct *objs) {
+  return at == THR_AT_PARAMS ? (void *)&objs->sc.prm : (void *)objs;
 }
 
 /* Whether a row of this type may store into a field of this C type. */
@@ -89,7 +115,7 @@ THR_TEST(every_row_has_type_and_meaning) {
   CHECK(thr_schema_len > 90);
   for (size_t i = 0; i < thr_schema_len; ++i) {
     const thr_key *k = &thr_schema[i];
-    int ok = k->path && *k->path && k->type >= THR_KEY_MAP && k->type <= THR_KEY_GOAL && k->meaning && *k->meaning &&
+    int ok = k->path && *k->path && k->type >= THR_KEY_MAP && k->type <= THR_KEY_WEIGHTS && k->meaning && *k->meaning &&
              !strchr(k->meaning, '\n');
     if (!ok) fprintf(stderr, "  row %zu (%s): no path, type or one-line meaning\n", i, k->path ? k->path : "?");
     CHECK(ok);
@@ -130,7 +156,7 @@ THR_TEST(fields_fit_their_rows) {
     const thr_key *k = &thr_schema[i];
     const thr_key_field *f = &k->field;
     if (f->at == THR_AT_NONE) continue;
-    int ok = type_fits_ctype(k->type, f->ctype) && f->off + f->size <= struct_size(f->at) &&
+    int ok = type_fits_ctype(k->type, f->ctype) && f->off + f->size <= struct_size(f->at, f->ctype) &&
              (f->ctype == THR_C_CHARS ? f->size > 1 : f->size == ctype_size(f->ctype));
     if (!ok)
       fprintf(stderr, "  %s: field (at %d, C type %d, size %zu) does not fit\n", k->path, f->at, f->ctype, f->size);
@@ -139,13 +165,12 @@ THR_TEST(fields_fit_their_rows) {
 }
 
 THR_TEST(defaults_read_and_lie_in_range) {
-  static thr_scenario sc;
-  static thr_block blk;
+  static any_struct objs;
   for (size_t i = 0; i < thr_schema_len; ++i) {
     const thr_key *k = &thr_schema[i];
     if (!k->def) continue;
     char err[256] = "";
-    void *obj = k->field.at == THR_AT_SCENARIO ? (void *)&sc : k->field.at == THR_AT_PARAMS ? (void *)&sc.prm : &blk;
+    void *obj = object_for(k->field.at, &objs);
     int rc = thr_config_read_default(k, obj, err, sizeof err);
     if (rc) fprintf(stderr, "  %s: default '%s' does not read: %s\n", k->path, k->def, err);
     CHECK(rc == 0);
@@ -234,17 +259,53 @@ THR_TEST(layout_choices_are_the_enum) {
   CHECK(thr_key_choice_index(k, "disk") == THR_LAYOUT_DISK);
   CHECK(thr_key_choice_index(k, "ellipse") == THR_LAYOUT_ELLIPSE);
   CHECK(thr_key_choice_index(k, "circle") == THR_LAYOUT_CIRCLE);
+  CHECK(thr_key_choice_index(k, "polygon") == THR_LAYOUT_POLYGON);
   CHECK(thr_key_choice_index(k, "square") == -1);
+}
+
+/* The forms of stages and transitions are their ONE_OF keys in table order,
+ * which must be the enums' order. */
+THR_TEST(stage_and_transition_forms_are_the_enums) {
+  char buf[64];
+  CHECK(!strcmp(thr_schema_form_name(buf, sizeof buf, "stages[]", THR_STAGE_WAYPOINT), "waypoint"));
+  CHECK(!strcmp(thr_schema_form_name(buf, sizeof buf, "stages[]", THR_STAGE_EXIT), "exit"));
+  CHECK(!strcmp(thr_schema_form_name(buf, sizeof buf, "stages[]", THR_STAGE_QUEUE), "queue"));
+  CHECK(!strcmp(thr_schema_form_name(buf, sizeof buf, "stages[]", THR_STAGE_WAITING), "waiting"));
+  CHECK(!*thr_schema_form_name(buf, sizeof buf, "stages[]", THR_STAGE_WAITING + 1));
+  const char *tr = "journeys[].transitions[]";
+  CHECK(!strcmp(thr_schema_form_name(buf, sizeof buf, tr, THR_TRANSITION_FIXED), "to"));
+  CHECK(!strcmp(thr_schema_form_name(buf, sizeof buf, tr, THR_TRANSITION_ROUND_ROBIN), "round_robin"));
+  CHECK(!strcmp(thr_schema_form_name(buf, sizeof buf, tr, THR_TRANSITION_LEAST_TARGETED), "least_targeted"));
+  CHECK(!strcmp(thr_schema_form_name(buf, sizeof buf, "agents[]", THR_LAYOUT_POLYGON), "polygon"));
+  CHECK(!strcmp(thr_schema_form_name(buf, sizeof buf, "exits[]", 1), "segment"));
+}
+
+/* A source's agents take the block keys flagged PROPERTY, which its row's
+ * meaning names. */
+THR_TEST(source_agents_take_the_property_keys) {
+  char buf[256];
+  const char *keys = "speed, agent_radius, mass, group, goal, premovement, exit, journey";
+  CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "agents[]", THR_KEY_PROPERTY, ", "), keys));
+  CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "sources[].agents", 0, ", "), keys));
+  CHECK(strstr(thr_schema_find("sources[].agents")->meaning, keys) != NULL);
+  CHECK(thr_schema_find("sources[].agents.speed.mean") == thr_schema_find("agents[].speed.mean"));
+  CHECK(thr_schema_find("sources[].agentsx.speed") == NULL);
 }
 
 THR_TEST(key_lists_come_from_the_table) {
   char buf[512];
   CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "world", 0, ", "), "min, max"));
-  CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "agents[].speed", 0, ", "), "mean, spread"));
+  CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "agents[].speed", 0, ", "), "mean, spread, sd, min, max, rimea"));
   CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "goals[]", THR_KEY_ONE_OF, "|"), "point|rect|disk"));
-  CHECK(!strcmp(thr_schema_layout_names(buf, sizeof buf, THR_LAYOUT_GRID), "min, max, rows, cols, spacing, count"));
-  CHECK(!strcmp(thr_schema_layout_names(buf, sizeof buf, THR_LAYOUT_CIRCLE), "center, radius, count"));
-  CHECK(!strncmp(thr_schema_names(buf, sizeof buf, "", 0, ", "), "name, description, seed, world, time, ", 38));
+  CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "agents[]", THR_LAYOUT_GRID),
+                "min, max, rows, cols, spacing, count"));
+  CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "agents[]", THR_LAYOUT_CIRCLE), "center, radius, count"));
+  CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "agents[]", THR_LAYOUT_POLYGON), "polygon, count, density"));
+  CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "stages[]", THR_STAGE_QUEUE), "service"));
+  CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "stages[]", THR_STAGE_WAITING), "until, duration"));
+  CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "exits[]", 1), "depth"));
+  CHECK(
+      !strncmp(thr_schema_names(buf, sizeof buf, "", 0, ", "), "name, description, seed, world, geometry, time, ", 48));
 }
 
 /* One valid agent block per layout, as "key: value" items. */
@@ -254,6 +315,7 @@ static const char *const g_blocks[][5] = {
     [THR_LAYOUT_DISK] = {"layout: disk", "center: [10, 10]", "radius: 3", "spacing: 1.2"},
     [THR_LAYOUT_ELLIPSE] = {"layout: ellipse", "center: [10, 10]", "semi_axes: [3, 2]", "count: 5"},
     [THR_LAYOUT_CIRCLE] = {"layout: circle", "center: [10, 10]", "radius: 5", "count: 8"},
+    [THR_LAYOUT_POLYGON] = {"layout: polygon", "polygon: [[1, 1], [5, 1], [5, 5]]", "count: 3"},
 };
 
 /* A scenario with the block of `layout`, leaving out key `drop` and adding `extra`. */
@@ -272,17 +334,17 @@ static void block_yaml(char *buf, size_t len, int layout, const char *drop, cons
 THR_TEST(block_keys_follow_their_layouts) {
   static thr_scenario sc;
   char yaml[512], err[512], want[256];
-  for (int L = THR_LAYOUT_GRID; L <= THR_LAYOUT_CIRCLE; ++L) {
+  for (int L = THR_LAYOUT_GRID; L <= THR_LAYOUT_POLYGON; ++L) {
     block_yaml(yaml, sizeof yaml, L, NULL, NULL);
     CHECK(load(yaml, NULL, 0, &sc, err, sizeof err) == 0);
     thr_scenario_free(&sc);
     for (size_t i = 0; i < thr_schema_len; ++i) {
       const thr_key *k = &thr_schema[i];
-      if (!thr_key_is_child(k, "agents[]") || !k->layouts) continue;
+      if (!thr_key_is_child(k, "agents[]") || !k->forms) continue;
       const char *name = thr_key_name(k);
       char extra[64];
       snprintf(extra, sizeof extra, "%s: 1", name);
-      int takes = thr_key_takes_layout(k, L);
+      int takes = thr_key_takes_form(k, L);
       if (takes && !(k->flags & THR_KEY_REQUIRED)) continue;
       block_yaml(yaml, sizeof yaml, L, takes ? name : NULL, takes ? NULL : extra);
       if (takes)
@@ -314,8 +376,11 @@ THR_TEST(spelled_out_defaults_change_nothing) {
   int n = 0;
   for (size_t i = 0; i < thr_schema_len && n < 128; ++i) {
     const thr_key *k = &thr_schema[i];
-    /* goal.jitter alone is no goal: a goal map needs a point */
-    if (!k->def || !strncmp(k->path, "agents[].goal.", 14)) continue;
+    /* goal.jitter alone is no goal: a goal map needs a point; the items of
+     * the other lists (exits, stages, sources) need keys without defaults */
+    if (!k->def || !strncmp(k->path, "agents[].goal.", 14) ||
+        (strstr(k->path, "[]") && strncmp(k->path, "agents[]", 8)))
+      continue;
     default_set(k, sets[n], sizeof sets[n]);
     set_ptrs[n] = sets[n];
     n++;
@@ -333,6 +398,8 @@ THR_TEST(spelled_out_defaults_change_nothing) {
     CHECK(plain.trajectory_every == spelled.trajectory_every && plain.metrics_every == spelled.metrics_every);
     CHECK(plain.balance_every == spelled.balance_every && plain.balance_threshold == spelled.balance_threshold);
     CHECK(!strcmp(plain.out_dir, spelled.out_dir));
+    CHECK(plain.route_cell == spelled.route_cell && plain.route_clearance == spelled.route_clearance);
+    CHECK(plain.map_cell == spelled.map_cell && plain.map_every == spelled.map_every);
     CHECK(memcmp(plain.blocks, spelled.blocks, sizeof *plain.blocks) == 0);
   }
   thr_scenario_free(&plain);
