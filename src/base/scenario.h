@@ -68,7 +68,8 @@ typedef struct thr_scenario {
   thr_params prm;
   long steps; /* default run length (time.steps) */
 
-  /* obstacles: obstacle o has vertices verts[vfirst[o] .. vfirst[o+1]) */
+  /* obstacles: obstacle o has vertices verts[vfirst[o] .. vfirst[o+1]);
+   * the walls of the walkable area (one per ring of `walkable`) come last */
   int n_obstacles;
   int *obs_vfirst;  /* [n_obstacles + 1] */
   int *obs_closed;  /* [n_obstacles] polygon (1) or open polyline (0) */

@@ -286,7 +286,7 @@ int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm) {
   if (!w->n_exits) return 0;
   /* an agent is in an exit when its centre is: no margin */
   shape_set exits = {w->n_exits, w->exit_vfirst, NULL, w->exit_verts};
-  return cell_lists(w, &exits, 0.0f, &w->exit_cell_offset, &w->exit_cell_items);
+  return cell_lists(w, &exits, w->max_radius, &w->exit_cell_offset, &w->exit_cell_items);
 }
 
 void thr_world_free(thr_world *w) {

@@ -303,10 +303,10 @@ static void advance_stages(thr_evac *e, thr_backend *b, const thr_evac_collect *
 
 /* ---- exits ------------------------------------------------------------------------ */
 
-/* The exit holding x (lowest index), as the kernels decide it. */
-static int exit_of(const thr_world *w, thr_vec2 x) {
+/* The exit that the disk (x, r) meets (lowest index), as the kernels decide it. */
+static int exit_of(const thr_world *w, thr_vec2 x, float r) {
   for (int k = 0; k < w->n_exits; ++k)
-    if (thr_polygon_contains(w->exit_verts + w->exit_vfirst[k], w->exit_vfirst[k + 1] - w->exit_vfirst[k], x))
+    if (thr_disk_meets_polygon(w->exit_verts + w->exit_vfirst[k], w->exit_vfirst[k + 1] - w->exit_vfirst[k], x, r))
       return k;
   return -1;
 }
@@ -316,7 +316,7 @@ static void record_exits(thr_evac *e, const thr_evac_collect *c, double t) {
   if (grow((void **)&e->recs, &e->recs_cap, e->n_recs + c->n_exited + 1, sizeof *e->recs)) fatal(e, "exit records");
   for (size_t k = 0; k < c->n_exited; ++k) {
     const thr_agent_rec *a = &c->exited[k];
-    thr_exit_rec r = {a->id, exit_of(e->w, a->x), a->group, (float)t, a->release, a->born, a->travel};
+    thr_exit_rec r = {a->id, exit_of(e->w, a->x, a->radius), a->group, (float)t, a->release, a->born, a->travel};
     e->recs[e->n_recs++] = r;
   }
 }
@@ -358,7 +358,7 @@ const thr_exit_rec *thr_evac_gather_exits(thr_evac *e, size_t *n) {
     fatal(e, "exit records");
   if (e->nranks > 1)
     MPI_Gatherv(e->recs, mine, MPI_BYTE, e->gathered, e->counts, e->displs, MPI_BYTE, 0, e->comm);
-  else
+  else if (total)
     memcpy(e->gathered, e->recs, total);
   e->n_recs = 0;
   *n = e->rank == 0 ? total / sizeof *e->recs : 0;
@@ -491,7 +491,7 @@ static long run_sources(thr_evac *e, thr_backend *b, struct thr_decomp *dc, doub
 
 /* ---- the step ---------------------------------------------------------------------- */
 
-long thr_evac_after_step(thr_evac *e, thr_backend *b, struct thr_decomp *dc, double t) {
+long thr_evac_after_step(thr_evac *e, thr_backend *b, struct thr_decomp *dc, double t, long *changed) {
   thr_evac_collect c;
   if (b->ops->evac_collect(b, &c)) thr_backend_fail(b, "evac_collect: %s", b->error);
   record_exits(e, &c, t);
@@ -508,6 +508,7 @@ long thr_evac_after_step(thr_evac *e, thr_backend *b, struct thr_decomp *dc, dou
   if (e->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &gone, 1, MPI_LONG, MPI_SUM, e->comm);
   free(removed);
   free(added);
+  *changed = gone + accepted;
   return accepted - gone;
 }
 

@@ -33,8 +33,9 @@ void thr_evac_free(thr_evac *e);
 
 /* After the FINALIZE pass of a step ending at time_end: removals, stage
  * events, sources (see above). Returns the change of the global agent count
- * (added - removed). Collective. */
-long thr_evac_after_step(thr_evac *e, thr_backend *b, struct thr_decomp *dc, double time_end);
+ * (added - removed); *changed = agents removed plus added over all ranks.
+ * Collective. */
+long thr_evac_after_step(thr_evac *e, thr_backend *b, struct thr_decomp *dc, double time_end, long *changed);
 
 /* Keep the records of agents that left for thr_evac_gather_exits (off by
  * default: nothing reads them without an output directory). */

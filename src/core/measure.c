@@ -106,7 +106,7 @@ long thr_measure_maps(thr_measure *m, thr_sim *s, double *density, double *speed
     double cell2 = (double)w->map_cell * (double)w->map_cell;
     for (size_t c = 0; c < m->n_cells; ++c) {
       int64_t agents = m->map[c], q = m->map[m->n_cells + c];
-      density[c] = (double)agents / (double)m->map_samples / cell2;
+      density[c] = agents ? (double)agents / (double)m->map_samples / cell2 : NAN; /* NaN: never entered */
       speed[c] = agents ? (double)q * THR_SPEED_QUANTUM / (double)agents : NAN;
     }
   }

@@ -188,8 +188,12 @@ void thr_sim_step(thr_sim *s) {
   run_pass(s, THR_PASS_VELOCITY);
   run_pass(s, THR_PASS_FINALIZE);
   /* agents leave at exits, journeys advance, sources add agents */
-  if (s->evac) PHASE(s, THR_PHASE_EVACUATION, s->n_global += thr_evac_after_step(s->evac, b, s->dc,
-                                                                                   (double)(s->step + 1) * prm->dt));
+  if (s->evac) {
+    long changed = 0;
+    PHASE(s, THR_PHASE_EVACUATION,
+          s->n_global += thr_evac_after_step(s->evac, b, s->dc, (double)(s->step + 1) * prm->dt, &changed));
+    s->index_stale = changed > 0;
+  }
   s->agent_steps += (double)n_start;
   s->step++;
   s->timers.steps++;
@@ -221,6 +225,12 @@ int thr_sim_check(thr_sim *s, int wait, int signal, thr_health *h) {
 void thr_sim_measure(thr_sim *s, thr_metrics *m) {
   thr_metrics_partial p;
   double t0 = MPI_Wtime();
+  if (s->index_stale) { /* the overlap count needs the index of the agents there are now */
+    s->be->ops->sort_owned(s->be);
+    thr_decomp_reindex(s->dc, s->be);
+    s->be->ops->build_index(s->be);
+    s->index_stale = 0;
+  }
   thr_decomp_forward(s->dc, s->be, THR_FIELD_BIT(X)); /* ghosts' final positions */
   s->be->ops->measure(s->be, &p);
   long sums[4] = {p.agents, p.at_goal, p.overlap_pairs, p.wall_penetrations};

@@ -38,6 +38,7 @@ typedef struct thr_sim {
   long n_global; /* agents in the whole simulation now (exits remove, sources add) */
   long n_initial; /* ... at the start */
   double agent_steps; /* agents of each step so far, summed (the work done) */
+  int index_stale;    /* agents left or were added after the step's neighbour index was built */
   uint64_t seed;
   int timing;    /* synchronise the backend around phases for exact times */
   thr_timers timers;

@@ -150,8 +150,9 @@ int thr_decomp_owns(const thr_decomp *d, thr_vec2 x) {
   return thr_window_contains(d->rect, gx, gy);
 }
 
-void thr_decomp_exchange(thr_decomp *d, thr_backend *b) {
-  long step = d->step++;
+/* Migration, balancing when `balance`, the conservation check, the ghost
+ * exchange. */
+static void exchange(thr_decomp *d, thr_backend *b, long step, int balance) {
   d->cells_valid = 0; /* x* changed since the last exchange */
   if (d->nranks == 1) return;
   if (step == 0) {
@@ -161,11 +162,17 @@ void thr_decomp_exchange(thr_decomp *d, thr_backend *b) {
   d->step_sent = d->step_recv = 0;
   d->step_before = (long)b->ops->n_owned(b) + (long)d->n_pending;
   thr_migrate(d, b, THR_MIGRATE_NEIGHBOURS);
-  int due = step == 0 || (d->opts.balance_every > 0 && step % d->opts.balance_every == 0);
+  int due = balance && (step == 0 || (d->opts.balance_every > 0 && step % d->opts.balance_every == 0));
   if (due) thr_balance(d, b);
   /* one small collective a step: the conservation check, which also tells
    * every rank whether agents moved too far for a neighbour exchange */
-  if (thr_conservation_check(d, b, due || step % THR_DECOMP_VERIFY_EVERY == 0))
+  if (thr_conservation_check(d, b, due || (balance && step % THR_DECOMP_VERIFY_EVERY == 0)))
     thr_migrate(d, b, THR_MIGRATE_ALL_RANKS);
   thr_halo_plan(d, b);
+}
+
+void thr_decomp_exchange(thr_decomp *d, thr_backend *b) { exchange(d, b, d->step++, 1); }
+
+void thr_decomp_reindex(thr_decomp *d, thr_backend *b) {
+  if (d->step > 0) exchange(d, b, d->step, 0);
 }

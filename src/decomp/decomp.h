@@ -48,6 +48,13 @@ int thr_decomp_local_rank(const thr_decomp *d);
  * the ghost exchange that plans this step's halo. The first call (from
  * thr_sim_init) also balances the start-up partition. Collective. */
 void thr_decomp_exchange(thr_decomp *d, thr_backend *b);
+
+/* The same between steps, when agents were removed or added (exits,
+ * sources) and a measurement needs the neighbour index again: migration,
+ * the conservation check and the ghost exchange, but no balancing and no
+ * step counted, so the steps that follow are the same as without it.
+ * Collective. */
+void thr_decomp_reindex(thr_decomp *d, thr_backend *b);
 /* After a pass: forward the changed fields (THR_FIELD_BIT mask) of owned
  * agents to their ghosts on other ranks, along this step's plan.
  * Collective among neighbours. */

@@ -67,9 +67,11 @@ static int write_geometry(const char *dir, const thr_scenario *sc, const thr_wor
     json_polygon(f, &sc->walkable, p);
   }
   fputs("],\n  \"obstacles\": [", f);
-  for (int o = 0; o < w->n_obstacles; ++o) {
+  /* the scenario's own obstacles; the walkable area's walls (last) are drawn with it */
+  int n_obs = sc->n_obstacles - sc->walkable.n_rings;
+  for (int o = 0; o < n_obs; ++o) {
     fputs(o ? ",\n    " : "\n    ", f);
-    json_ring(f, w->verts + w->obs_vfirst[o], w->obs_vfirst[o + 1] - w->obs_vfirst[o], w->obs_closed[o]);
+    json_ring(f, sc->verts + sc->obs_vfirst[o], sc->obs_vfirst[o + 1] - sc->obs_vfirst[o], sc->obs_closed[o]);
   }
   fputs("],\n  \"exits\": ", f);
   json_named_outer(f, &sc->exit_shapes, (const char(*)[64])sc->exit_names);

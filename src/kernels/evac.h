@@ -62,13 +62,28 @@ THR_HD thr_navfield_view thr_evac_field(const thr_evac_view *e, int k) {
   return v;
 }
 
-/* The exit whose polygon holds x (lowest index), or -1. `cell` is x's
- * local grid cell. */
-THR_HD int thr_evac_exit_at(const thr_evac_view *e, int cell, thr_vec2 x) {
+/* Does the disk of radius r at x meet polygon v[0..n)? (centre inside, or
+ * an edge closer than r) An agent leaves through an exit when its body
+ * reaches the exit's area, so an exit works whatever the agents' radius:
+ * the walls keep a centre r from the boundary, where a thin exit strip
+ * may lie. */
+THR_HD int thr_disk_meets_polygon(const thr_vec2 *v, int n, thr_vec2 x, float r) {
+  if (thr_polygon_contains(v, n, x)) return 1;
+  for (int k = 0; k < n; ++k) {
+    thr_vec2 q = thr_closest_on_segment(x, v[k], v[k + 1 < n ? k + 1 : 0]);
+    if (v2_len2(v2_sub(x, q)) < r * r) return 1;
+  }
+  return 0;
+}
+
+/* The exit that the disk (x, r) meets (lowest index), or -1. `cell` is x's
+ * local grid cell, whose exit list covers every exit within the largest
+ * radius of it. */
+THR_HD int thr_evac_exit_at(const thr_evac_view *e, int cell, thr_vec2 x, float r) {
   if (!e->exit_cell_offset) return -1;
   for (int t = e->exit_cell_offset[cell]; t < e->exit_cell_offset[cell + 1]; ++t) {
     int k = e->exit_cell_items[t];
-    if (thr_polygon_contains(e->exit_verts + e->exit_vfirst[k], e->exit_vfirst[k + 1] - e->exit_vfirst[k], x))
+    if (thr_disk_meets_polygon(e->exit_verts + e->exit_vfirst[k], e->exit_vfirst[k + 1] - e->exit_vfirst[k], x, r))
       return k;
   }
   return -1;

@@ -254,11 +254,11 @@ THR_HD int thr_agent_at_goal(const thr_ctx *c, thr_vec2 x, int goal_set, thr_vec
 
 /* ---- evacuation bookkeeping of FINALIZE ----------------------------------- */
 
-/* The flags an agent gains at its new position x (local cell `cell`): its
- * stage events, and THR_FLAG_EXITED inside an exit. */
-THR_HD uint32_t thr_agent_evac_flags(const thr_ctx *c, int cell, thr_vec2 x, int stage, int slot) {
+/* The flags an agent (radius r) gains at its new position x (local cell
+ * `cell`): its stage events, and THR_FLAG_EXITED when it reached an exit. */
+THR_HD uint32_t thr_agent_evac_flags(const thr_ctx *c, int cell, thr_vec2 x, float r, int stage, int slot) {
   uint32_t f = thr_evac_stage_events(&c->ev, x, stage, slot);
-  if (thr_evac_exit_at(&c->ev, cell, x) >= 0) f |= THR_FLAG_EXITED;
+  if (thr_evac_exit_at(&c->ev, cell, x, r) >= 0) f |= THR_FLAG_EXITED;
   return f;
 }
 

@@ -213,7 +213,8 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
         if (field >= 0 && thr_nonfinite_key(a->id[i], field) < bad) bad = thr_nonfinite_key(a->id[i], field);
         if (!evac) continue;
         a->travel[i] = thr_agent_travel(a->travel[i], x_old, a->x[i]);
-        a->flags[i] |= thr_agent_evac_flags(&c, thr_local_cell(&c.grid, a->x[i]), a->x[i], a->stage[i], a->slot[i]);
+        a->flags[i] |= thr_agent_evac_flags(&c, thr_local_cell(&c.grid, a->x[i]), a->x[i], a->radius[i], a->stage[i],
+                                            a->slot[i]);
         for (int k = 0; k < nl; ++k) cross[k] += thr_evac_crosses(&c.ev, k, x_old, a->x[i]);
       }
       for (int k = 0; k < nl; ++k) s->line_cross[k] += cross[k];

@@ -77,7 +77,7 @@ __global__ void k_finalize(const thr_ctx c, thr_part_range r, thr_agents a, unsi
   if (field >= 0) atomicMin(bad, (unsigned long long)thr_nonfinite_key(c.id[i], field));
   if (evac) {
     a.travel[i] = thr_agent_travel(a.travel[i], x_old, xi);
-    f |= thr_agent_evac_flags(&c, thr_local_cell(&c.grid, xi), xi, a.stage[i], a.slot[i]);
+    f |= thr_agent_evac_flags(&c, thr_local_cell(&c.grid, xi), xi, a.radius[i], a.stage[i], a.slot[i]);
     for (int k = 0; k < c.ev.n_lines; ++k)
       if (thr_evac_crosses(&c.ev, k, x_old, xi)) atomicAdd(&cross[k], 1ull);
   }
