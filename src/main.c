@@ -13,12 +13,13 @@
 #include "base/geometry.h"
 #include "build_info.h"
 #include "core/populate.h"
-#include "run.h"
+#include "core/routes.h"
 #include "core/sim.h"
 #include "io/config.h"
 #include "io/output.h"
 #include "io/schema.h"
 #include "io/yamltree.h"
+#include "run.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_BAD_INPUT = 2, MAX_SETS = 256 };
 
@@ -334,6 +335,11 @@ static int cmd_check(const cli *c) {
   long n = thr_scenario_count(&sc, err, sizeof err);
   int rc = n < 0 || thr_scenario_fits(&sc, n, 1, 1, err, sizeof err) ? -1 : 0;
   if (!rc) rc = thr_world_init(&w, &sc, &prm, thr_scenario_max_radius(&sc), err, sizeof err);
+  /* the distance fields, as a run computes them: unreachable exits and
+   * stages, and their memory */
+  double t_routes = MPI_Wtime();
+  if (!rc) rc = thr_routes_build(&w, &sc, err, sizeof err) ? -1 : 0;
+  t_routes = MPI_Wtime() - t_routes;
   if (!rc) {
     thr_agents none;
     thr_agents_init(&none);
@@ -344,6 +350,9 @@ static int cmd_check(const cli *c) {
     say(stderr, "throng: %s\n", err);
   } else if (g_rank == 0) {
     print_summary(&sc, &w, &prm, total);
+    if (w.n_fields)
+      printf("  routes     %d distance field(s) of %d x %d cells: %.3g MB on every rank (computed in %.2f s)\n",
+             w.n_fields, w.fnx, w.fny, (double)thr_routes_bytes(&w) / 1e6, t_routes);
     printf("ok\n");
   }
   thr_world_free(&w);
