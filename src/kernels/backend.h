@@ -19,6 +19,7 @@
 #include "base/agents.h"
 #include "base/params.h"
 #include "base/world.h"
+#include "evac.h"
 #include "pass_parts.h"
 #include "pass_table.h"
 
@@ -45,11 +46,6 @@ typedef struct thr_stage_event {
   int32_t stage, slot, journey;
 } thr_stage_event;
 
-/* New stage, route and slot of agent `id`. */
-typedef struct thr_stage_assign {
-  uint32_t id;
-  int32_t stage, route, slot;
-} thr_stage_assign;
 
 /* What evac_collect hands out (backend buffers, valid until its next call). */
 typedef struct thr_evac_collect {

@@ -46,6 +46,34 @@ typedef struct thr_evac_view {
   const thr_vec2 *lines;
 } thr_evac_view;
 
+/* New stage, route and slot of agent `id`. */
+typedef struct thr_stage_assign {
+  uint32_t id;
+  int32_t stage, route, slot;
+} thr_stage_assign;
+
+/* The assignment of agent id in as[0..n) (sorted by id), or -1. */
+THR_HD int thr_find_assign(const thr_stage_assign *as, int n, uint32_t id) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (as[mid].id < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && as[lo].id == id ? lo : -1;
+}
+
+/* Agent i takes its assignment from as[0..n), if it has one. */
+THR_HD void thr_agent_assign(const thr_agents *a, int i, const thr_stage_assign *as, int n) {
+  int k = thr_find_assign(as, n, a->id[i]);
+  if (k < 0) return;
+  a->stage[i] = as[k].stage;
+  a->route[i] = as[k].route;
+  a->slot[i] = as[k].slot;
+}
+
 /* Slot distance at which an agent counts as in its slot, and the distance
  * from which it walks straight at the slot rather than down the field. */
 #define THR_SLOT_REACHED 0.25f

@@ -342,32 +342,13 @@ static int cpu_evac_collect(thr_backend *b, thr_evac_collect *out) {
   return 0;
 }
 
-/* The assignment for id, or NULL (as sorted by id). */
-static const thr_stage_assign *find_assign(const thr_stage_assign *as, size_t n, uint32_t id) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (as[mid].id < id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < n && as[lo].id == id ? &as[lo] : NULL;
-}
-
 static int cpu_evac_assign(thr_backend *b, const thr_stage_assign *as, size_t n) {
   cpu_state *s = state(b);
   thr_agents *a = &s->a;
   long owned = (long)a->n_owned;
   if (!n) return 0;
 #pragma omp parallel for schedule(static)
-  for (long i = 0; i < owned; ++i) {
-    const thr_stage_assign *g = find_assign(as, n, a->id[i]);
-    if (!g) continue;
-    a->stage[i] = g->stage;
-    a->route[i] = g->route;
-    a->slot[i] = g->slot;
-  }
+  for (long i = 0; i < owned; ++i) thr_agent_assign(a, (int)i, as, (int)n);
   return 0;
 }
 

@@ -169,20 +169,7 @@ int thr_cuda_evac_collect(cuda_state *s, thr_evac_collect *out) {
 
 __global__ void k_evac_assign(int n, const thr_stage_assign *as, int m, thr_agents a) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  uint32_t id = a.id[i];
-  int lo = 0, hi = m;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (as[mid].id < id)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  if (lo >= m || as[lo].id != id) return;
-  a.stage[i] = as[lo].stage;
-  a.route[i] = as[lo].route;
-  a.slot[i] = as[lo].slot;
+  if (i < n) thr_agent_assign(&a, i, as, m);
 }
 
 int thr_cuda_evac_assign(cuda_state *s, const thr_stage_assign *as, size_t m) {
