@@ -340,6 +340,7 @@ static int cmd_check(const cli *c) {
   double t_routes = MPI_Wtime();
   if (!rc) rc = thr_routes_build(&w, &sc, err, sizeof err) ? -1 : 0;
   t_routes = MPI_Wtime() - t_routes;
+  if (!rc) rc = thr_sources_check(&sc, &w, err, sizeof err);
   if (!rc) {
     thr_agents none;
     thr_agents_init(&none);

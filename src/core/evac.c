@@ -394,12 +394,7 @@ static int spawn_point(const thr_evac *e, const pending_spawn *p, thr_vec2 *out)
     uint64_t step = (uint64_t)p->attempt * SPAWN_TRIES + (uint64_t)k;
     thr_vec2 x = v2(lo.x + (hi.x - lo.x) * thr_rng_uniform(sc->seed, key, step, STREAM_SPAWN_X),
                     lo.y + (hi.y - lo.y) * thr_rng_uniform(sc->seed, key, step, STREAM_SPAWN_Y));
-    int inside = 1;
-    for (int r = r0; r < ps->poly_first[poly + 1] && inside; ++r) {
-      int in = thr_polygon_contains(ps->verts + ps->ring_first[r], ps->ring_first[r + 1] - ps->ring_first[r], x);
-      inside = r == r0 ? in : !in;
-    }
-    if (inside) {
+    if (thr_source_point_ok(sc, e->w, p->source, x)) {
       *out = x;
       return 1;
     }

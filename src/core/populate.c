@@ -584,6 +584,51 @@ static void set_route(const thr_world *w, const thr_scenario *sc, const thr_bloc
   }
 }
 
+/* ---- sources: where their agents may appear ------------------------------ */
+
+int thr_source_point_ok(const thr_scenario *sc, const thr_world *w, int q, thr_vec2 x) {
+  const thr_polyset *ps = &sc->regions;
+  int poly = sc->sources[q].region, r0 = ps->poly_first[poly];
+  for (int r = r0; r < ps->poly_first[poly + 1]; ++r) {
+    int in = thr_polygon_contains(ps->verts + ps->ring_first[r], ps->ring_first[r + 1] - ps->ring_first[r], x);
+    if (r == r0 ? !in : in) return 0;
+  }
+  if (!walkable_at(sc, x)) return 0;
+  thr_agent_rec r;
+  set_route(w, sc, &sc->blocks[sc->sources[q].block], &r);
+  return r.route < 0 || thr_route_reachable(w, r.route, x);
+}
+
+/* Points of a 64 x 64 lattice over the region's bounding box. */
+int thr_sources_check(const thr_scenario *sc, const thr_world *w, char *err, size_t errlen) {
+  enum { N = 64 };
+  for (int q = 0; q < sc->n_sources; ++q) {
+    const thr_polyset *ps = &sc->regions;
+    int r0 = ps->poly_first[sc->sources[q].region];
+    thr_vec2 lo = ps->verts[ps->ring_first[r0]], hi = lo;
+    for (int v = ps->ring_first[r0]; v < ps->ring_first[r0 + 1]; ++v) {
+      lo = v2(fminf(lo.x, ps->verts[v].x), fminf(lo.y, ps->verts[v].y));
+      hi = v2(fmaxf(hi.x, ps->verts[v].x), fmaxf(hi.y, ps->verts[v].y));
+    }
+    int found = 0;
+    for (int j = 0; j < N && !found; ++j)
+      for (int i = 0; i < N && !found; ++i)
+        found = thr_source_point_ok(sc, w, q, v2(lo.x + (hi.x - lo.x) * ((float)i + 0.5f) / N,
+                                                 lo.y + (hi.y - lo.y) * ((float)j + 0.5f) / N));
+    if (!found) {
+      thr_agent_rec r;
+      set_route(w, sc, &sc->blocks[sc->sources[q].block], &r);
+      char name[160];
+      snprintf(err, errlen,
+               "%s:%d: sources[%d] ('%s'): no walkable point of its region can reach %s (after widening the "
+               "walls by routing.clearance); its agents would stand there for good",
+               sc->path, sc->sources[q].line, q, sc->sources[q].name, thr_route_name(sc, w, r.route, name, sizeof name));
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* Check one agent against the world and the obstacles of its cell. */
 static int check_agent(const thr_scenario *sc, const thr_world *w, int b, const thr_agent_rec *r, char *err,
                        size_t errlen) {

@@ -38,6 +38,13 @@ void thr_populate_agent(const thr_scenario *sc, const thr_world *w, int block, u
  * keep(id, x, user) returns 0 are skipped (a rank keeps only its own).
  * keep may be NULL. Returns 0, or -1 with a message naming the file, the
  * block's line and the agent. */
+/* May source q's agent appear at x? (inside its region, walkable, and able
+ * to reach where its route leads) */
+int thr_source_point_ok(const thr_scenario *sc, const thr_world *w, int q, thr_vec2 x);
+/* Every source has such points (sampled on a lattice over its region);
+ * -1 with a message naming the source otherwise (bad input). */
+int thr_sources_check(const thr_scenario *sc, const thr_world *w, char *err, size_t errlen);
+
 int thr_populate(const thr_scenario *sc, const thr_world *w, const thr_params *prm,
                  int (*keep)(uint32_t id, thr_vec2 x, void *user), void *user, thr_agents *out,
                  char *err, size_t errlen);

@@ -86,6 +86,7 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
   if (thr_world_init(&s->world, sc, &s->prm, thr_scenario_max_radius(sc), err, errlen)) return -1;
   int rrc = thr_routes_build(&s->world, sc, err, errlen);
   if (rrc) return rrc;
+  if (thr_sources_check(sc, &s->world, err, errlen)) return -1;
   /* sizes and memory first: nothing is enumerated or allocated for a
    * scenario that cannot fit */
   long n = thr_scenario_count(sc, err, errlen);

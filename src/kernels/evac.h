@@ -118,17 +118,22 @@ THR_HD int thr_evac_exit_at(const thr_evac_view *e, int cell, thr_vec2 x, float 
 }
 
 /* Preferred velocity of an agent on a route (route >= 0): down its
- * distance field at its preferred speed; at a slot, straight at the slot
- * and zero once there; zero while holding position. */
-THR_HD thr_vec2 thr_evac_preferred(const thr_evac_view *e, thr_vec2 x, float speed, int route, int slot, float dt) {
+ * distance field at its preferred speed; towards a slot of its stage
+ * (slot >= 0) straight once it is within THR_SLOT_DIRECT of the slot or
+ * inside the stage's area (the field of a queue or waiting stage leads to
+ * its nearest slot, not to the one the agent was given), zero once there;
+ * zero while holding position. */
+THR_HD thr_vec2 thr_evac_preferred(const thr_evac_view *e, thr_vec2 x, float speed, int route, int stage, int slot,
+                                   float dt) {
   if (slot == THR_SLOT_HOLD) return v2(0.0f, 0.0f);
+  thr_navfield_view f = thr_evac_field(e, route);
   if (slot >= 0) {
     thr_vec2 s = e->slots[slot];
     float d = v2_len(v2_sub(s, x));
     if (d <= THR_SLOT_REACHED) return v2(0.0f, 0.0f);
-    if (d <= THR_SLOT_DIRECT) return thr_preferred_velocity(x, s, speed, dt);
+    if (d <= THR_SLOT_DIRECT || (stage >= 0 && thr_navfield_value(&f, x) <= e->stages[stage].distance))
+      return thr_preferred_velocity(x, s, speed, dt);
   }
-  thr_navfield_view f = thr_evac_field(e, route);
   thr_vec2 dir;
   if (!thr_navfield_direction(&f, x, &dir)) return v2(0.0f, 0.0f);
   return v2_scale(dir, speed);

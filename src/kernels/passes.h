@@ -50,7 +50,7 @@ THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, const thr_agents *a, int i) 
   if (c->ev.time < a->release[i]) {
     /* standing: pre-movement */
   } else if (a->route[i] >= 0) {
-    vp = thr_evac_preferred(&c->ev, x, a->pref_speed[i], a->route[i], a->slot[i], c->prm.dt);
+    vp = thr_evac_preferred(&c->ev, x, a->pref_speed[i], a->route[i], a->stage[i], a->slot[i], c->prm.dt);
   } else if (!(a->flags[i] & THR_FLAG_AT_GOAL) &&
              thr_agent_target(&c->goals, a->goal_set[i], a->goal[i], x, c->prm.arrive_radius, &target, &inside) &&
              !inside) {
