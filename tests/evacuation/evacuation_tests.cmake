@@ -1,0 +1,39 @@
+# Evacuation tests (label `evacuation`): exits, routing, journeys, sources,
+# pre-movement and the evacuation outputs on the small scenarios of
+# tests/data/evacuation/; check_evacuation.py documents every case. The
+# bad-input fixtures of evacuation scenarios are in tests/data/bad/ (label
+# unit). tests/data/evacuation/known_bugs/ holds reproducers of known bugs,
+# which are not registered here (docs/testing.md).
+# Included from tests/CMakeLists.txt (THRONG_EXE, THRONG_TEST_ENV, Python3).
+set(THRONG_EVAC ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_evacuation.py ${THRONG_EXE})
+foreach(case exits_exact_counts corner_no_wall_crossing u_turn_no_wall_crossing routing_round_obstacle
+             journey_waypoint journey_queue journey_waiting transitions_round_robin transitions_least_targeted
+             sources premovement speed_distribution)
+  add_test(NAME evacuation.${case} COMMAND ${THRONG_EVAC} ${case})
+  set_tests_properties(evacuation.${case} PROPERTIES LABELS evacuation TIMEOUT 120
+                       ENVIRONMENT "${THRONG_TEST_ENV}")
+endforeach()
+
+# The same scenario on 1, 2, 3 and 4 ranks (one OpenMP thread each).
+if(MPIEXEC_EXECUTABLE)
+  set(_evac_mpi_flags ${MPIEXEC_PREFLAGS})
+  set(_evac_mpi_env ${THRONG_TEST_ENV})
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _evac_mpiexec_version ERROR_QUIET)
+  if(_evac_mpiexec_version MATCHES "Open MPI|OpenRTE")
+    list(APPEND _evac_mpi_flags --oversubscribe)
+    list(APPEND _evac_mpi_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+  endif()
+  string(REPLACE ";" " " _evac_mpi_flags "${_evac_mpi_flags}")
+  add_test(NAME evacuation.ranks_identical
+           COMMAND ${THRONG_EVAC} ranks_identical --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}"
+                   "--mpi-flags=${_evac_mpi_flags}")
+  set_tests_properties(evacuation.ranks_identical PROPERTIES LABELS "evacuation;mpi" PROCESSORS 4 TIMEOUT 300
+                       ENVIRONMENT "${_evac_mpi_env}")
+else()
+  message(STATUS "Evacuation tests: no mpiexec found; evacuation.ranks_identical not registered")
+endif()
+
+# The CUDA backend against the CPU reference; SKIPPED (77) without one or a GPU.
+add_test(NAME evacuation.cpu_vs_cuda COMMAND ${THRONG_EVAC} cpu_vs_cuda)
+set_tests_properties(evacuation.cpu_vs_cuda PROPERTIES LABELS "evacuation;gpu" SKIP_RETURN_CODE 77 TIMEOUT 300
+                     ENVIRONMENT "${THRONG_TEST_ENV}")
