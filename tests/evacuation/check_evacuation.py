@@ -57,9 +57,8 @@ run here (no mpiexec; no CUDA backend or no GPU). The cases:
                          summary.json's counts equal; run to the end on 1 and 4 ranks: the same last step
   cpu_vs_cuda            the ranks scenario on --backend cpu and cuda: final state and evacuated.csv
                          byte-identical, summary figures equal; 77 without a CUDA backend or a GPU
-  queue_far_slots        KNOWN BUG, not in CMake: a lone agent in a queue whose slots are 3 m apart must
-                         get out (tests/data/evacuation/known_bugs/queue_far_slots.yaml); it stops at the
-                         nearest slot for good
+  queue_far_slots        a lone agent in a queue whose slots are 3 m apart gets to its slot, beyond the
+                         nearest one, and out
 Standard library only.
 """
 import argparse
@@ -448,10 +447,10 @@ def journey_queue(a, tmp):
 
 
 def queue_far_slots(a, tmp):
-    """NOT IN CMAKE (a known bug, see docs/testing.md): a lone agent whose
-    queue slots lie 3 m apart must reach the front slot and leave."""
+    """A lone agent whose queue slots lie 3 m apart reaches the front slot,
+    beyond the nearest one, and leaves."""
     out = os.path.join(tmp, "out")
-    run(a, "known_bugs/queue_far_slots.yaml", out)
+    run(a, "queue_far_slots.yaml", out)
     s, ev = check_conservation(out, initial=1, added=0)
     check(s["remaining"] == 0 and s["evacuated"] == 1, "the agent left (evacuated %d, remaining %d after %.1f s)"
           % (s["evacuated"], s["remaining"], s["time"]))

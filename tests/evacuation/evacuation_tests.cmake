@@ -2,13 +2,12 @@
 # pre-movement and the evacuation outputs on the small scenarios of
 # tests/data/evacuation/; check_evacuation.py documents every case. The
 # bad-input fixtures of evacuation scenarios are in tests/data/bad/ (label
-# unit). tests/data/evacuation/known_bugs/ holds reproducers of known bugs,
-# which are not registered here (docs/testing.md).
+# unit).
 # Included from tests/CMakeLists.txt (THRONG_EXE, THRONG_TEST_ENV, Python3).
 set(THRONG_EVAC ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_evacuation.py ${THRONG_EXE})
 foreach(case exits_exact_counts corner_no_wall_crossing u_turn_no_wall_crossing routing_round_obstacle
              journey_waypoint journey_queue journey_waiting transitions_round_robin transitions_least_targeted
-             sources premovement speed_distribution)
+             sources premovement speed_distribution queue_far_slots)
   add_test(NAME evacuation.${case} COMMAND ${THRONG_EVAC} ${case})
   set_tests_properties(evacuation.${case} PROPERTIES LABELS evacuation TIMEOUT 120
                        ENVIRONMENT "${THRONG_TEST_ENV}")
