@@ -52,7 +52,9 @@ static int bench_one(const char *path, const char *const *sets, int n_sets, cons
   }
   for (long k = 0; k < warmup; ++k) thr_sim_step(&s);
   /* throughput: phases free to overlap (GPU work, halo messages) */
+  double work0 = s.agent_steps;
   double wall = timed_steps(&s, steps, 0);
+  double work = s.agent_steps - work0; /* agents of each step, summed (exits remove, sources add) */
   /* where the time goes: the same number of steps with every phase
    * synchronised (no overlap, so their sum exceeds the free-running time) */
   memset(&s.timers, 0, sizeof s.timers);
@@ -60,7 +62,7 @@ static int bench_one(const char *path, const char *const *sets, int n_sets, cons
   if (rank == 0) {
     double per = steps > 0 ? 1e3 / (double)steps : 0.0;
     printf("%s,%s,%d,%ld,%ld,%.6f,%.6g,%.6f,%.6f", sc.name, s.be->ops->name, s.nranks, s.n_global, steps, wall,
-           wall > 0.0 ? (double)s.n_global * (double)steps / wall : 0.0, wall * per, synced * per);
+           wall > 0.0 ? work / wall : 0.0, wall * per, synced * per);
     for (int p = 0; p < THR_PHASE_COUNT; ++p)
       if (p != THR_PHASE_METRICS) printf(",%.6f", s.timers.t[p] * per);
     size_t mem = s.be->ops->memory_bytes ? s.be->ops->memory_bytes(s.be) : 0;

@@ -162,7 +162,7 @@ static int evac_outputs_open(run_ctx *r, const thr_scenario *sc) {
  * Collective. */
 static int evac_outputs_finish(run_ctx *r, const thr_scenario *sc, long steps, double work, double wall, int state) {
   thr_sim *s = r->s;
-  if (r->last_row != s->step && write_evac_row(r)) return -1;
+  if (state != THR_RUN_DIVERGED && r->last_row != s->step && write_evac_row(r)) return -1;
   const thr_world *w = &s->world;
   size_t cells = w->map_nx > 0 ? (size_t)w->map_nx * (size_t)w->map_ny : 0;
   double *density = NULL, *speed = NULL;
@@ -327,6 +327,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     fprintf(stderr, "throng: every agent has left by t = %.2f s (step %ld); the run ends there\n",
             (double)s->step * s->prm.dt, s->step);
   if (!code && o->final_state && gather_and(&r, write_final, s->step)) state = THR_RUN_FAILED, code = 1;
+  /* after a non-finite step, the evacuation files end with the last finite one */
   if (r.evac_out && code != 1 && evac_outputs_finish(&r, sc, steps, work, wall, state))
     state = THR_RUN_FAILED, code = 1;
   if (r.evac_out) evac_outputs_free(&r);

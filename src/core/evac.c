@@ -316,7 +316,7 @@ static void record_exits(thr_evac *e, const thr_evac_collect *c, double t) {
   if (grow((void **)&e->recs, &e->recs_cap, e->n_recs + c->n_exited + 1, sizeof *e->recs)) fatal(e, "exit records");
   for (size_t k = 0; k < c->n_exited; ++k) {
     const thr_agent_rec *a = &c->exited[k];
-    thr_exit_rec r = {a->id, exit_of(e->w, a->x, a->radius), a->group, (float)t, a->release, a->born, a->travel};
+    thr_exit_rec r = {a->id, exit_of(e->w, a->x, a->radius), a->group, t, a->release, a->born, a->travel};
     e->recs[e->n_recs++] = r;
   }
 }

@@ -22,7 +22,8 @@ typedef struct thr_evac thr_evac;
 typedef struct thr_exit_rec {
   uint32_t id;
   int32_t exit, group;
-  float time, release, born, travel;
+  double time; /* end of the step it left in [s] */
+  float release, born, travel;
 } thr_exit_rec;
 
 /* Returns 0, or -1 out of memory (message in err). n_initial: agents the

@@ -136,7 +136,7 @@ int thr_evac_output_exited(thr_evac_output *o, const thr_exit_rec *r, size_t n, 
   if (o->n_out + n > o->out_cap) {
     size_t cap = o->out_cap ? o->out_cap : 1024;
     while (cap < o->n_out + n) cap *= 2;
-    float *t = realloc(o->out_time, cap * sizeof *t);
+    double *t = realloc(o->out_time, cap * sizeof *t);
     if (!t) {
       snprintf(err, errlen, "out of memory recording %zu evacuated agents", o->n_out + n);
       return -1;
@@ -148,8 +148,8 @@ int thr_evac_output_exited(thr_evac_output *o, const thr_exit_rec *r, size_t n, 
     const thr_exit_rec *e = &r[k];
     fprintf(o->evacuated, "%u,", e->id);
     thr_csv_field(o->evacuated, o->sc->exit_names[e->exit]);
-    fprintf(o->evacuated, ",%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", (double)e->time, (double)e->release, (double)e->born,
-            (double)e->time - (double)e->born, (double)e->travel, e->group);
+    fprintf(o->evacuated, ",%.6f,%.6f,%.6f,%.6f,%.6f,%d\n", e->time, (double)e->release, (double)e->born,
+            e->time - (double)e->born, (double)e->travel, e->group);
     o->exit_count[e->exit]++;
     o->out_time[o->n_out++] = e->time;
   }
@@ -317,9 +317,9 @@ int thr_evac_output_summary(thr_evac_output *o, const thr_evac_summary *s, char 
   fprintf(f, "  \"agents_initial\": %ld,\n  \"agents_added\": %ld,\n  \"evacuated\": %zu,\n  \"remaining\": %ld,\n",
           s->agents_initial, s->agents_added, o->n_out, s->remaining);
   fputs("  \"evacuation_time\": ", f);
-  json_time_or_null(f, s->remaining == 0 && o->n_out > 0, o->n_out ? (double)o->out_time[o->n_out - 1] : 0.0);
+  json_time_or_null(f, s->remaining == 0 && o->n_out > 0, o->n_out ? o->out_time[o->n_out - 1] : 0.0);
   fputs(",\n  \"t95\": ", f);
-  json_time_or_null(f, need > 0 && o->n_out >= need, need > 0 && o->n_out >= need ? (double)o->out_time[need - 1] : 0);
+  json_time_or_null(f, need > 0 && o->n_out >= need, need > 0 && o->n_out >= need ? o->out_time[need - 1] : 0);
   fputs(",\n  \"exits\": {", f);
   for (int k = 0; k < sc->n_exits; ++k) {
     fputs(k ? ", " : "", f);

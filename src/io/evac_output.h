@@ -26,7 +26,7 @@ typedef struct thr_evac_output {
   char exits_path[THR_PATH_MAX], evacuated_path[THR_PATH_MAX], areas_path[THR_PATH_MAX],
       lines_path[THR_PATH_MAX];
   long *exit_count;      /* [n_exits] agents out so far */
-  float *out_time;       /* leaving times so far, in order */
+  double *out_time;      /* leaving times so far, in order */
   size_t n_out, out_cap;
   int64_t *last_crossings; /* [n_lines] at the previous row */
   double last_time;

@@ -373,7 +373,7 @@ const thr_key thr_schema[] = {
     {.path = "measurement.maps.cell", .type = NUMBER, .range = GT0, .def = "1", SC(map_cell, FLOAT),
      .meaning = "side of a map cell [m]"},
     {.path = "measurement.maps.every", .type = INTEGER, .range = GE0, .def = "0", SC(map_every, INT),
-     .meaning = "write maps averaged over every K steps; 0 = no maps"},
+     .meaning = "sample the density and speed maps every K steps; written at the end, averaged over the samples; 0 = no maps"},
 
     {.path = "output", .type = MAP, .meaning = "what a run writes"},
     {.path = "output.dir", .type = STRING, .def = "", .def_note = "`out/<name>`", SC(out_dir, CHARS),
