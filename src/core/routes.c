@@ -120,7 +120,11 @@ int thr_routes_build(thr_world *w, const thr_scenario *sc, char *err, size_t err
 int thr_route_reachable(const thr_world *w, int k, thr_vec2 x) {
   if (k < 0 || k >= w->n_fields) return 0;
   thr_navfield_view v = {w->fox, w->foy, w->fh, w->fnx, w->fny, w->fields + (size_t)k * w->fnx * w->fny};
-  return isfinite(thr_navfield_value(&v, x));
+  if (isfinite(thr_navfield_value(&v, x))) return 1;
+  /* beside a wall some of the four nodes around x are blocked: the agent
+   * then steps towards the best finite cell around it (thr_navfield_direction) */
+  thr_vec2 dir;
+  return thr_navfield_direction(&v, x, &dir);
 }
 
 const char *thr_route_name(const thr_scenario *sc, const thr_world *w, int k, char *buf, size_t len) {

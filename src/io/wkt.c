@@ -107,12 +107,13 @@ static int add_vertex(parser *p, thr_vec2 v, size_t at) {
 }
 
 /* Ring and polygon starts; ring_first and poly_first keep one entry more
- * (the end of the last); ring_at grows in step with ring_first. */
+ * (the end of the last); ring_at grows in step with ring_first (one
+ * capacity, so both are reserved for the same count). */
 static int begin_ring(parser *p, size_t at) {
   thr_polyset *s = &p->out->shape;
   int cap = p->ring_cap;
   if (reserve((void **)&s->ring_first, &p->ring_cap, s->n_rings + 2, sizeof *s->ring_first) ||
-      reserve((void **)&p->out->ring_at, &cap, s->n_rings + 1, sizeof *p->out->ring_at))
+      reserve((void **)&p->out->ring_at, &cap, s->n_rings + 2, sizeof *p->out->ring_at)) /* the same need */
     return fail_at(p, at, "out of memory");
   s->ring_first[s->n_rings] = s->n_verts;
   p->out->ring_at[s->n_rings] = at;

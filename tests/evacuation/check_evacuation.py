@@ -57,6 +57,8 @@ run here (no mpiexec; no CUDA backend or no GPU). The cases:
                          summary.json's counts equal; run to the end on 1 and 4 ranks: the same last step
   cpu_vs_cuda            the ranks scenario on --backend cpu and cuda: final state and evacuated.csv
                          byte-identical, summary figures equal; 77 without a CUDA backend or a GPU
+  beside_a_wall          an agent placed beside a slanted wall (routing nodes around it blocked) is
+                         accepted and walks out
   queue_far_slots        a lone agent in a queue whose slots are 3 m apart gets to its slot, beyond the
                          nearest one, and out
 Standard library only.
@@ -456,6 +458,17 @@ def queue_far_slots(a, tmp):
           % (s["evacuated"], s["remaining"], s["time"]))
 
 
+def beside_a_wall(a, tmp):
+    """An agent 0.2 m from a slanted wall, where some of the four routing
+    nodes around it are blocked, is placed (not refused as unable to reach
+    an exit) and leaves."""
+    out = os.path.join(tmp, "out")
+    run(a, "beside_a_wall.yaml", out)
+    s, ev = check_conservation(out, initial=1, added=0)
+    check(s["remaining"] == 0 and s["exits"] == {"east": 1}, "the agent left through 'east' (evacuated %d, "
+          "remaining %d after %.1f s)" % (s["evacuated"], s["remaining"], s["time"]))
+
+
 def journey_waiting(a, tmp):
     out = os.path.join(tmp, "out")
     run(a, "waiting.yaml", out)
@@ -726,7 +739,7 @@ def cpu_vs_cuda(a, tmp):
 CASES = {f.__name__: f for f in (exits_exact_counts, corner_no_wall_crossing, u_turn_no_wall_crossing,
                                  routing_round_obstacle, journey_waypoint, journey_queue, journey_waiting,
                                  transitions_round_robin, transitions_least_targeted, sources, premovement,
-                                 speed_distribution, ranks_identical, cpu_vs_cuda, queue_far_slots)}
+                                 speed_distribution, ranks_identical, cpu_vs_cuda, queue_far_slots, beside_a_wall)}
 
 
 def main():
