@@ -3,8 +3,8 @@
 
 Writes, next to this script:
   stadium.wkt           the walkable floor (WKT POLYGON with holes), metres
-  stadium.yaml          the full-size study (about 1.1e5 agents)
-  stadium-reduced.yaml  the same stadium and crowd, thinned to about 2e4 agents
+  stadium.yaml          the full-size study (about 1.0e5 agents)
+  stadium-reduced.yaml  the same stadium and crowd, thinned to about 1.4e4 agents
                         (the CPU size of scripts/quickstart.sh)
 
 Python 3 standard library only. Re-run after changing a parameter below:
@@ -20,19 +20,22 @@ Lines of constant u are the "radial" lines (normals of the core rectangle):
 parallel on the straight sides, fanning out from the core's corners round
 the ends, as in a real bowl.
 
-From the inside out:
-  rho <  13.0   the pitch floor (116 x 76 m: a football pitch and run-off);
-                concert: a standing crowd in front of a stage at the west end
-  13.0 .. 13.4  a pitch barrier with an opening at each corner tunnel
+From the inside out (default parameters):
+  rho <  13.0   the pitch floor (120 x 80 m: a football pitch and its run-off); concert:
+                a stage at the west end and a standing crowd on the rest
+  13.0 .. 13.4  a pitch barrier, open at the mouth of each corner tunnel
   13.4 .. 15.0  the front gangway along the foot of the stands
-  15.0 .. 82.0  the stands: 32 sectors between radial walls (0.5 m); 28 seat
-                sectors, each with one vomitory (4 m) at its back; the 4 corner
-                sectors are open tunnels from the pitch to the concourse
-  82.0 .. 85.0  the stand structure, crossed by the vomitories and tunnels
-  85.0 .. 95.0  the concourse ring
-  95.0          the outer wall with 28 exits: 4 main gates (6 m) on the axes,
-                20 doors (4 m) between them, 4 tunnel gates (6 m) at the corners
-Overall 280 m x 240 m.
+  15.0 .. 86.0  the stands: 32 sectors between radial walls (0.5 m); 28 seat sectors, each
+                emptying through one vomitory (4 m) at its back; the 4 corner sectors on the
+                diagonals are open tunnels from the pitch to the concourse
+  86.0 .. 89.0  the stand structure, crossed by the vomitories and tunnels
+  89.0 .. 98.0  the concourse ring
+  98.0          the outer wall with 28 exits: 4 main gates (6 m) on the axes, 20 doors (4 m)
+                between them, 4 tunnel gates (6 m) facing the tunnels
+Overall 290 m x 250 m. The pitch barrier and the stage are holes of the WKT; the stand
+structure (32 blocks, each with its radial wall) is written as obstacles of the YAML, since
+this version's WKT reader corrupts memory above 16 rings (configs/evacuation/README.md);
+--all-holes puts it into the WKT instead.
 """
 import math
 import os
@@ -74,8 +77,9 @@ PITCH_BACK_DENSITY = 2.5
 GROUP_ID = {"under_30": 0, "30_to_50": 1, "over_50": 2, "impaired": 3}
 RADIUS = "{mean: 0.22, sd: 0.02, min: 0.18, max: 0.28}"
 PREMOVEMENT = "{mean: 40, sd: 15, min: 10, max: 120}"
-REDUCED_FACTOR = 0.18        # densities of stadium-reduced.yaml, relative to the full size
+REDUCED_FACTOR = 0.14        # densities of stadium-reduced.yaml, relative to the full size
 
+SIZE_X, SIZE_Y = 2 * (A + RHO_OUT), 2 * (B + RHO_OUT)
 RHO_MID = 0.5 * (RHO_FRONT + RHO_BACK)   # u is measured along this layer
 QUARTER = 0.5 * math.pi
 
@@ -428,17 +432,19 @@ def scenario(variant, factor, doors, door_ends, obstacles):
         w(f"# Stadium evacuation, concert layout, REDUCED: the full study's crowd thinned to {factor:g} of")
         w("# its densities (the same geometry, exits, distributions and measurement), so that it runs")
         w("# on a laptop CPU in a few minutes; scripts/quickstart.sh runs it on machines without a GPU.")
-    w("# a 280 m x 240 m bowl (one flattened floor) with 28 seated sectors behind radial walls,")
-    w("# each emptying through a 4 m vomitory into a 10 m concourse ring; a standing crowd on the")
+    w(f"# a {SIZE_X:g} m x {SIZE_Y:g} m bowl (one flattened floor) with 28 seated sectors behind radial walls,")
+    w(f"# each emptying through a {VOMITORY:g} m vomitory into a {RHO_OUT - RHO_BAND:g} m concourse ring; a standing crowd on the")
     w("# pitch in front of a stage leaves through four corner tunnels; 28 exits in the outer wall")
     w("# (4 main gates and 4 tunnel gates of 6 m, 20 doors of 4 m). Everyone heads for the exit")
     w("# nearest by travel distance after a pre-movement time.")
     w(f"name: {variant}")
     w("description: >-")
-    w("  Stadium evacuation (concert): seated stands at "
-      f"{fmt(SEAT_DENSITY * factor)}/m^2 and a standing pitch crowd at {fmt(PITCH_FRONT_DENSITY * factor)} and "
-      f"{fmt(PITCH_BACK_DENSITY * factor)}/m^2 leave a 280 x 240 m bowl through 28 exits; RiMEA speed groups, "
-      "normal body radius 0.22 m, normal pre-movement 40 s, nearest exit by travel distance.")
+    pitch = fmt(PITCH_FRONT_DENSITY * factor)
+    if PITCH_BACK_DENSITY != PITCH_FRONT_DENSITY:
+        pitch += f" and {fmt(PITCH_BACK_DENSITY * factor)}"
+    w(f"  Stadium evacuation (concert): seated stands at {fmt(SEAT_DENSITY * factor)}/m^2 and a standing pitch")
+    w(f"  crowd at {pitch}/m^2 leave a {SIZE_X:g} x {SIZE_Y:g} m bowl through 28 exits; RiMEA speed groups,")
+    w("  normal body radius 0.22 m, normal pre-movement 40 s, nearest exit by travel distance.")
     w("seed: 2024")
     w("")
     w("time:")
@@ -463,8 +469,10 @@ def scenario(variant, factor, doors, door_ends, obstacles):
         a, b = door_ends[name]
         w(f"  - {{name: {name}, segment: {pts_yaml([a, b])}, depth: {fmt(EXIT_DEPTH)}}}   # {fmt(width)} m")
     w("")
-    w("# One distance field, to the nearest exit: (280+2) x (240+2) m at 0.2 m is 1.7e6 cells,")
-    w("# 6.8 MB. Walls are widened by the largest body radius (clearance 0).")
+    cells = round((SIZE_X + 2) / 0.2) * round((SIZE_Y + 2) / 0.2)
+    w(f"# One distance field, to the nearest exit: the world ({SIZE_X + 2:g} m x {SIZE_Y + 2:g} m) in cells of")
+    w(f"# 0.2 m is {cells / 1e6:.2f}e6 cells, {cells * 4 / 1e6:.1f} MB. Walls are widened by the largest body")
+    w("# radius (clearance 0).")
     w("routing: {cell: 0.2, clearance: 0}")
     w("")
     w("agents:")
