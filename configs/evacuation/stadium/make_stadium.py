@@ -241,7 +241,7 @@ def stand_structure():
             ring.append(point(uw, RHO_BAND, -WALL_HALF))
         else:
             ring += curve(ul, _shift(uw, RHO_BACK, -WALL_HALF), RHO_BACK)[:-1]
-        ring.append(point(uw, RHO_BACK if not left_tunnel else RHO_BACK, -WALL_HALF))
+        ring.append(point(uw, RHO_BACK, -WALL_HALF))
         ring.append(point(uw, RHO_FRONT, -WALL_HALF))
         ring.append(point(uw, RHO_FRONT, WALL_HALF))
         ring.append(point(uw, RHO_BACK, WALL_HALF))
