@@ -1,58 +1,165 @@
 #!/usr/bin/env bash
-# Install, build, and run the default study: 3,600 agents through a bottleneck
-# (configs/paper/bottleneck-3600.yaml), 2,000 steps, outputs in out/quickstart.
-# Knobs: THRONG_QUICKSTART_SCENARIO, THRONG_QUICKSTART_STEPS, THRONG_QUICKSTART_OUT,
-# plus those of scripts/setup.sh (THRONG_BUILD_DIR, THRONG_CMAKE_ARGS, THRONG_SKIP_INSTALL).
+# Install, build, and run the default study: the evacuation of a concert stadium
+# (configs/evacuation/README.md), then draw its report.
+#
+#   - with a usable CUDA GPU (throng built with CUDA, `nvidia-smi -L` works): the full
+#     size, configs/evacuation/stadium/stadium.yaml, about 101,000 people;
+#   - otherwise: the reduced size, configs/evacuation/stadium/stadium-reduced.yaml, the same
+#     stadium with the crowd thinned to about 14,000 people (a few minutes on 2 CPU cores).
+# The run ends by itself when everyone has left. Outputs go to out/quickstart/, the report
+# to out/quickstart/report/index.html.
+#
+# Usage: scripts/quickstart.sh [--full | --reduced] [--help]
+#   --full      run the full size even without a GPU (on a 2-core CPU: hours)
+#   --reduced   run the reduced size even with a GPU
+#   --help      print this text
+#
+# Environment knobs:
+#   THRONG_QUICKSTART_SIZE=auto|full|reduced  the same as the flags (a flag wins); default auto
+#   THRONG_QUICKSTART_SCENARIO=FILE  run this scenario instead of the stadium (the size is then
+#                                    not chosen: the file is run as it is)
+#   THRONG_QUICKSTART_STEPS=N        stop after N steps (default: the scenario's time.steps;
+#                                    an evacuation ends earlier, when everyone has left)
+#   THRONG_QUICKSTART_OUT=DIR        output directory (default out/quickstart; replaced on a re-run)
+#   THRONG_QUICKSTART_REPORT=0       do not run `throng report`
+# plus those of scripts/setup.sh (THRONG_BUILD_DIR, THRONG_CMAKE_ARGS, THRONG_SKIP_INSTALL,
+# THRONG_EXTRA_PACKAGES, THRONG_JOBS).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-BUILD_DIR=${THRONG_BUILD_DIR:-build}
-SCENARIO=${THRONG_QUICKSTART_SCENARIO:-configs/paper/bottleneck-3600.yaml}
-STEPS=${THRONG_QUICKSTART_STEPS:-2000}
-OUT=${THRONG_QUICKSTART_OUT:-out/quickstart}
-THRONG=$BUILD_DIR/bin/throng
 
+usage() { sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d' | sed 's/^# \{0,1\}//'; }
 log() { printf '[quickstart] %s\n' "$*"; }
+die() { printf '[quickstart] ERROR: %s\n' "$1" >&2; exit "${2:-1}"; }
+
+SIZE=${THRONG_QUICKSTART_SIZE:-auto}
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --full) SIZE=full ;;
+    --reduced) SIZE=reduced ;;
+    -h | --help) usage; exit 0 ;;
+    *) usage >&2; die "unknown argument: $1" 2 ;;
+  esac
+  shift
+done
+case $SIZE in
+  auto | full | reduced) ;;
+  *) die "THRONG_QUICKSTART_SIZE must be auto, full or reduced (got '$SIZE')" 2 ;;
+esac
+
+BUILD_DIR=${THRONG_BUILD_DIR:-build}
+STUDY=configs/evacuation/stadium
+SCENARIO=${THRONG_QUICKSTART_SCENARIO:-}
+STEPS=${THRONG_QUICKSTART_STEPS:-}
+OUT=${THRONG_QUICKSTART_OUT:-out/quickstart}
+REPORT=${THRONG_QUICKSTART_REPORT:-1}
+THRONG=$BUILD_DIR/bin/throng
+[[ -z $STEPS || $STEPS =~ ^[0-9]+$ ]] || die "THRONG_QUICKSTART_STEPS must be a whole number (got '$STEPS')" 2
 
 bash "$ROOT/scripts/setup.sh"
 
-[[ -f $SCENARIO ]] || { echo "[quickstart] ERROR: scenario $SCENARIO not found" >&2; exit 1; }
 if [[ $(id -u) -eq 0 ]]; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
 
+# ---- a usable GPU: throng built with CUDA and seeing a device, and nvidia-smi working ----------
+GPU=0
+GPU_NOTE="no CUDA GPU found"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+  if "$THRONG" info 2>/dev/null | grep -Eq '^[[:space:]]*cuda[[:space:]]+built; [1-9]'; then
+    GPU=1
+    GPU_NOTE="CUDA GPU: $(nvidia-smi -L 2>/dev/null | head -n 1)"
+  else
+    GPU_NOTE="nvidia-smi sees a GPU, but $THRONG has no CUDA backend (build it with nvcc on PATH, or
+             THRONG_CMAKE_ARGS=-DTHRONG_CUDA=ON scripts/quickstart.sh)"
+  fi
+fi
+log "$GPU_NOTE"
+
+BACKEND=(--backend cpu)
+[[ $GPU -eq 1 ]] && BACKEND=(--backend cuda)
+if [[ -n $SCENARIO ]]; then
+  [[ $SIZE == auto ]] || log "THRONG_QUICKSTART_SCENARIO is set: running $SCENARIO as it is (--$SIZE ignored)"
+else
+  if [[ $SIZE == auto ]]; then
+    SIZE=reduced
+    [[ $GPU -eq 1 ]] && SIZE=full
+  fi
+  if [[ $SIZE == full ]]; then
+    SCENARIO=$STUDY/stadium.yaml
+    [[ $GPU -eq 1 ]] || log "WARNING: the full size (about 1e5 agents) on the CPU takes hours; --reduced takes minutes"
+  else
+    SCENARIO=$STUDY/stadium-reduced.yaml
+  fi
+  log "study: the stadium evacuation, $SIZE size ($SCENARIO; configs/evacuation/README.md)"
+fi
+[[ -f $SCENARIO ]] || die "scenario $SCENARIO not found"
+
 log "running: $THRONG check $SCENARIO"
-"$THRONG" check "$SCENARIO"
-log "running: $THRONG run $SCENARIO --steps $STEPS --out $OUT"
-"$THRONG" run "$SCENARIO" --steps "$STEPS" --out "$OUT"
+"$THRONG" check "$SCENARIO" | grep -v '^    \[' # the per-block lines: one per sector band
+RUN=("$THRONG" run "$SCENARIO" --out "$OUT" --overwrite "${BACKEND[@]}")
+[[ -n $STEPS ]] && RUN+=(--steps "$STEPS")
+log "running: ${RUN[*]}"
+START=$(date +%s)
+"${RUN[@]}"
+log "the run took $(($(date +%s) - START)) s"
+
+REPORT_OK=0
+if [[ $REPORT != 0 ]]; then
+  log "running: $THRONG report $OUT"
+  if "$THRONG" report "$OUT"; then
+    REPORT_OK=1
+  else
+    log "WARNING: the report could not be drawn (needs python3-matplotlib); the outputs are complete"
+  fi
+fi
+
+MAPS_NOTE=""
+[[ -f $OUT/maps/maps.vti ]] && MAPS_NOTE="
+  Maps: File > Open $OUT/maps/maps.vti, Apply, colour by density or speed (time-averaged,
+    one value per cell of the measurement grid)."
 
 cat <<MSG
 
 [quickstart] done. Outputs in $OUT/:
-  $OUT/metrics.csv                     one row per step: agents at goal, mean speed, overlaps, wall penetrations
-  $OUT/trajectory/trajectory.*.csv     agent positions and velocities (id,x,y,vx,vy,radius,group)
-  $OUT/trajectory/trajectory.csv.series  the time series of those files, for ParaView
-  $OUT/run.json                        what ran: scenario, parameters, build, ranks, timings
+  summary.json        evacuated, remaining, evacuation time, t95, agents out per exit, timing
+  exits.csv           agents out through each exit, per step
+  evacuated.csv       every agent that left: exit, time, pre-movement end, travel time, distance
+  areas.csv, lines.csv  density and speed in the measurement areas; crossings of the lines
+  maps/               time-averaged density and speed (density.csv, speed.csv; maps.vti for ParaView)
+  geometry.json       the floor plan: walkable area, obstacles, exits, measurement areas and lines
+  metrics.csv         per output step: agents, mean speed, overlaps, wall penetrations
+  trajectory/         agent positions and velocities (trajectory.*.csv, trajectory.csv.series)
+  run.json            what ran: scenario, parameters, build, ranks, timings
+MSG
+if [[ $REPORT_OK -eq 1 ]]; then
+  cat <<MSG
 
-ParaView: File > Open $OUT/trajectory/trajectory.csv.series (or the trajectory.*.csv group),
-  Apply, then Filters > Table To Points with X Column = x, Y Column = y, "2D Points" ticked,
-  Apply; show it as Point Gaussian (radius) coloured by group or vx, and press Play.
+Report: $OUT/report/index.html  (open it in a browser, e.g. xdg-open $OUT/report/index.html)
+MSG
+fi
+cat <<MSG
 
-Python:
-  python3 -c "import csv; r=list(csv.DictReader(open('$OUT/metrics.csv'))); print(r[-1])"
-  import pandas as pd; m = pd.read_csv('$OUT/metrics.csv'); m.plot(x='time', y='at_goal')
+ParaView:
+  Agents: File > Open $OUT/trajectory/trajectory.csv.series, Apply, then Filters > Table To Points
+    with X Column = x, Y Column = y, "2D Points" ticked, Apply; show it as Point Gaussian
+    (scale by radius) coloured by group or vx, and press Play.$MAPS_NOTE
 
-More: docs/user-guide.md
+More: configs/evacuation/README.md, docs/user-guide.md
 MSG
 
-if [[ -f $OUT/metrics.csv ]]; then
-  log "last metrics row:"
-  python3 - "$OUT/metrics.csv" <<'PY'
-import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-if rows:
-    for key, value in rows[-1].items():
-        print(f"  {key:>18} = {value}")
+if [[ -f $OUT/summary.json ]]; then
+  log "summary:"
+  python3 - "$OUT/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+for key in ("scenario", "state", "agents_initial", "evacuated", "remaining", "evacuation_time", "t95",
+            "steps", "time", "wall_seconds", "agent_steps_per_second"):
+    if key in s:
+        print(f"  {key:>22} = {s[key]}")
+exits = s.get("exits") or {}
+if exits:
+    print("  agents out per exit: " + ", ".join(f"{k} {v}" for k, v in exits.items()))
 PY
 fi
