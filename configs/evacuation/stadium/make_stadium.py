@@ -32,10 +32,9 @@ From the inside out (default parameters):
   89.0 .. 98.0  the concourse ring
   98.0          the outer wall with 28 exits: 4 main gates (6 m) on the axes, 20 doors (4 m)
                 between them, 4 tunnel gates (6 m) facing the tunnels
-Overall 290 m x 250 m. The pitch barrier and the stage are holes of the WKT; the stand
-structure (32 blocks, each with its radial wall) is written as obstacles of the YAML, since
-this version's WKT reader corrupts memory above 16 rings (configs/evacuation/README.md);
---all-holes puts it into the WKT instead.
+Overall 290 m x 250 m. The pitch barrier, the stage and the stand structure (32 blocks,
+each with its radial wall) are holes of the WKT; --structure-as-obstacles writes the
+structure as obstacles of the YAML instead (the same walls and routing).
 """
 import math
 import os
@@ -398,11 +397,11 @@ def build(all_holes):
 def main():
     import argparse
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--all-holes", action="store_true",
-                    help="put the stand structure into the WKT as holes too, instead of obstacles in the "
-                         "YAML (needs a WKT reader that takes more than 16 rings; see the README)")
+    ap.add_argument("--structure-as-obstacles", action="store_true",
+                    help="write the stand structure as obstacles of the YAML instead of holes of the WKT "
+                         "(they behave the same)")
     args = ap.parse_args()
-    doors, outer, door_ends, holes, obstacles = build(args.all_holes)
+    doors, outer, door_ends, holes, obstacles = build(not args.structure_as_obstacles)
     wkt = "POLYGON (" + ", ".join([ring_wkt(outer)] + [ring_wkt(h) for h in holes]) + ")\n"
     write(os.path.join(HERE, "stadium.wkt"), wkt)
     walkable = abs(area(outer)) - sum(abs(area(h)) for h in holes) - sum(abs(area(o)) for o in obstacles)
@@ -456,8 +455,7 @@ def scenario(variant, factor, doors, door_ends, obstacles):
     w("")
     if obstacles:
         w("# The stand structure: one block between each pair of vomitories (or tunnels), with the")
-        w("# radial wall between two sectors. These are holes of the floor, given as obstacles because")
-        w("# the WKT reader of this version corrupts memory above 16 rings (configs/evacuation/README.md).")
+        w("# radial wall between two sectors, given as obstacles (they act as holes of the floor do).")
         w("obstacles:")
         for o in obstacles:
             w(f"  - polygon: {pts_yaml(o)}")
