@@ -58,9 +58,13 @@ static void progress_update(progress *p, const thr_sim *s, long done, long total
   double el = now - p->start;
   double rate = el > 0.0 ? (double)done / el : 0.0;
   double eta = rate > 0.0 ? (double)(total - done) / rate : 0.0;
-  fprintf(stderr, "%sstep %ld/%ld  t=%.2f s  agents %ld  %.1f steps/s  ETA %.0f s%s", p->tty ? "\r" : "",
-          s->step, s->step - done + total, (double)s->step * s->prm.dt, s->n_global, rate, eta,
-          p->tty ? "   " : "\n");
+  /* an evacuation ends when everyone has left: its step count is a bound */
+  char left[48] = "";
+  if (s->evac)
+    snprintf(left, sizeof left, " (%ld left)", s->n_initial + thr_evac_added(s->evac) - s->n_global);
+  fprintf(stderr, "%sstep %ld/%ld  t=%.2f s  agents %ld%s  %.1f steps/s  ETA %s%.0f s%s", p->tty ? "\r" : "",
+          s->step, s->step - done + total, (double)s->step * s->prm.dt, s->n_global, left, rate,
+          s->evac ? "at most " : "", eta, p->tty ? "   " : "\n");
   fflush(stderr);
 }
 
