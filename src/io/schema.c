@@ -417,6 +417,7 @@ const thr_preset_value thr_preset_values[] = {
     {THR_PRESET_PEDESTRIAN, "headway.min_gap", "0"},
     {THR_PRESET_PEDESTRIAN, "headway.width", "0.7"},
     {THR_PRESET_PEDESTRIAN, "headway.range", "2.0"},
+    {THR_PRESET_PEDESTRIAN, "routing.clearance", "0.05"},
     {THR_PRESET_PEDESTRIAN, "long_range.enabled", "false"},
     {THR_PRESET_PEDESTRIAN, "avoidance.enabled", "true"},
     {THR_PRESET_PEDESTRIAN, "avoidance.tau0", "3"},
