@@ -21,3 +21,10 @@ add_test(NAME gpu.cpu_vs_cuda.evacuation-20000
                  ${CMAKE_SOURCE_DIR}/tests/data/gpu/evacuation-20000.yaml --steps 200)
 set_tests_properties(gpu.cpu_vs_cuda.evacuation-20000 PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                      ENVIRONMENT "${THRONG_TEST_ENV}")
+
+# The pedestrian preset: the time-gap law's PLAN pass, avoidance, routing.
+add_test(NAME gpu.cpu_vs_cuda.pedestrian
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_gpu.py ${THRONG_EXE}
+                 ${CMAKE_SOURCE_DIR}/tests/data/mpi/pedestrian.yaml --steps 400)
+set_tests_properties(gpu.cpu_vs_cuda.pedestrian PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${THRONG_TEST_ENV}")

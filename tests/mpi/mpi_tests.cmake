@@ -34,6 +34,10 @@ throng_mpi_test(equal.dense-passing-low-lr 4 equal ${CMAKE_SOURCE_DIR}/configs/p
 throng_mpi_test(equal.bottleneck-3600 4 equal ${CMAKE_SOURCE_DIR}/configs/paper/bottleneck-3600.yaml
                 --ranks 1,2,3,4 --steps 300)
 
+# The pedestrian preset (time-gap law, avoidance, routing, a goal point):
+# 1-4 ranks byte-identical, re-partitioning as the room empties.
+throng_mpi_test(equal.pedestrian 4 equal ${THRONG_MPI_DATA}/pedestrian.yaml --ranks 1,2,3,4 --steps 400)
+
 # Migration stress: two dense lanes walk across the world in opposite
 # directions (once they are up to speed, agents change rank on almost every
 # step: 650-900 migrations in 300 steps) while the partition is re-balanced

@@ -12,6 +12,11 @@
   check_scenario.py THRONG deviation SCENARIO --steps N --less GROUP --more GROUP [--factor F]
       Mean lateral (y) deviation from the start line of group --less must be
       below that of group --more divided by F (bears deflect less than rabbits).
+  check_scenario.py THRONG headway SCENARIO --steps N [--gap G] [--speed V] [--tol T]
+      Single file behind a slow leader (tests/data/model/single_file.yaml): at
+      the last step every follower walks at the leader's speed V and keeps the
+      gap G = time_gap * V between its body and the body ahead (time-gap law),
+      each within T.
 Standard library only.
 """
 import argparse
@@ -140,10 +145,31 @@ def deviation(a):
     return failures
 
 
+def headway(a):
+    """Followers in single file settle at the leader's speed and the law's gap."""
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        run(a.throng, a.scenario, a.steps, out, a.set + ["output.trajectory_every=%d" % a.steps])
+        rows = read_csv(os.path.join(out, "trajectory", "trajectory.%08d.csv" % a.steps))
+    rows.sort(key=lambda r: -float(r["x"]))
+    print(" id   gap [m]  speed [m/s]   (want gap %.3f, speed %.3f, within %.3f)" % (a.gap, a.speed, a.tol))
+    print("%3s %9s %10.4f   leader" % (rows[0]["id"], "", float(rows[0]["vx"])))
+    for ahead, r in zip(rows, rows[1:]):
+        gap = float(ahead["x"]) - float(r["x"]) - float(ahead["radius"]) - float(r["radius"])
+        speed = math.hypot(float(r["vx"]), float(r["vy"]))
+        print("%3s %9.4f %10.4f" % (r["id"], gap, speed))
+        if abs(gap - a.gap) > a.tol or abs(speed - a.speed) > a.tol:
+            failures.append("agent %s: gap %.4f m, speed %.4f m/s" % (r["id"], gap, speed))
+    if len(rows) < 2:
+        failures.append("fewer than two agents left in the corridor")
+    return failures
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("throng")
-    p.add_argument("check", choices=["invariants", "deterministic", "deviation"])
+    p.add_argument("check", choices=["invariants", "deterministic", "deviation", "headway"])
     p.add_argument("scenario")
     p.add_argument("--steps", type=int, required=True)
     p.add_argument("--set", action="append", default=[])
@@ -158,8 +184,12 @@ def main():
     p.add_argument("--factor", type=float, default=1.0)
     p.add_argument("--min-more", type=float, default=0.1)
     p.add_argument("--every", type=int, default=12)
+    p.add_argument("--gap", type=float, default=0.25)
+    p.add_argument("--speed", type=float, default=0.5)
+    p.add_argument("--tol", type=float, default=0.02)
     a = p.parse_args()
-    failures = {"invariants": invariants, "deterministic": deterministic, "deviation": deviation}[a.check](a)
+    failures = {"invariants": invariants, "deterministic": deterministic, "deviation": deviation,
+                "headway": headway}[a.check](a)
     for f in failures:
         print("FAIL:", f)
     sys.exit(1 if failures else 0)

@@ -95,3 +95,12 @@ throng_scenario_test(deterministic.bottleneck-3600 deterministic ${THRONG_PAPER}
                      --steps 200 --agents 3600 --threads 2,2)
 throng_scenario_test(deterministic.threads.dense-passing-low-avoid deterministic
                      ${THRONG_PAPER}/dense-passing-low-avoid.yaml --steps 150 --agents 1600 --threads 1,2)
+
+# The speed-density relation (pedestrian preset): single file behind a slow
+# leader; every follower at the leader's 0.5 m/s, 0.25 m (time gap 0.5 s x
+# 0.5 m/s) behind the body ahead, within 2 cm. Under a second.
+throng_scenario_test(headway_single_file headway ${CMAKE_SOURCE_DIR}/tests/data/model/single_file.yaml --steps 1440
+                     --gap 0.25 --speed 0.5 --tol 0.02)
+# The same with time_gap 1 s: 0.5 m gaps (the parameter moves what it says).
+throng_scenario_test(headway_time_gap headway ${CMAKE_SOURCE_DIR}/tests/data/model/single_file.yaml --steps 1920
+                     --set headway.time_gap=1.0 --gap 0.5 --speed 0.5 --tol 0.02)

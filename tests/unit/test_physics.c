@@ -459,3 +459,38 @@ THR_TEST(jacobi_average) {
   r = thr_jacobi_average(v2(3.0f, -6.0f), 1, 1.0f);
   CHECK(r.x == 3.0f && r.y == -6.0f);
 }
+
+/* ---- speed-density relation ---------------------------------------------- */
+
+/* A neighbour straight ahead: the gap is the distance between the bodies. */
+THR_TEST(headway_gap_straight_ahead) {
+  CHECK_NEAR(thr_headway_gap(v2(1, 0), v2(1.5f, 0), 0.45f, 1.0f), 1.05, TOL);
+  CHECK_NEAR(thr_headway_gap(v2(0, -1), v2(0, -0.6f), 0.4f, 0.7f), 0.2, TOL);
+  /* overlapping already: negative */
+  CHECK_NEAR(thr_headway_gap(v2(1, 0), v2(0.3f, 0), 0.4f, 1.0f), -0.1, TOL);
+}
+
+/* Off the path's centreline: the body touches after along - sqrt(R^2 - lat^2)
+ * (3-4-5: along 2, lat 0.3, R 0.5 -> 2 - 0.4); outside width * R or behind:
+ * no gap. */
+THR_TEST(headway_gap_off_axis_and_behind) {
+  CHECK_NEAR(thr_headway_gap(v2(1, 0), v2(2.0f, 0.3f), 0.5f, 1.0f), 1.6, TOL);
+  CHECK_NEAR(thr_headway_gap(v2(1, 0), v2(2.0f, -0.3f), 0.5f, 0.7f), 1.6, TOL);
+  CHECK(thr_headway_gap(v2(1, 0), v2(2.0f, 0.4f), 0.5f, 0.7f) == HUGE_VALF); /* 0.4 > 0.35 */
+  CHECK(thr_headway_gap(v2(1, 0), v2(-0.5f, 0.0f), 0.5f, 1.0f) == HUGE_VALF);
+  CHECK(thr_headway_gap(v2(1, 0), v2(0.0f, 0.3f), 0.5f, 1.0f) == HUGE_VALF); /* beside */
+  /* a rotated frame gives the same numbers */
+  float c = 0.6f, s = 0.8f;
+  thr_vec2 e = v2(c, s), d = v2(2.0f * c - 0.3f * s, 2.0f * s + 0.3f * c);
+  CHECK_NEAR(thr_headway_gap(e, d, 0.5f, 1.0f), 1.6, 1e-5);
+}
+
+/* v = min(v0, max(0, (gap - g0) / T)). */
+THR_TEST(headway_speed_law) {
+  CHECK_NEAR(thr_headway_speed(1.34f, 0.3f, 0.0f, 0.5f), 0.6, TOL);
+  CHECK_NEAR(thr_headway_speed(1.34f, 0.3f, 0.1f, 0.5f), 0.4, TOL);
+  CHECK(thr_headway_speed(1.34f, 2.0f, 0.0f, 0.5f) == 1.34f);
+  CHECK(thr_headway_speed(1.34f, HUGE_VALF, 0.0f, 0.5f) == 1.34f);
+  CHECK(thr_headway_speed(1.34f, -0.2f, 0.0f, 0.5f) == 0.0f);
+  CHECK(thr_headway_speed(1.34f, 0.05f, 0.1f, 0.5f) == 0.0f);
+}
