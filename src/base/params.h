@@ -32,6 +32,14 @@ typedef struct thr_params {
   float av_tau0;
   float av_radius;
 
+  /* speed-density relation: a time-gap (headway) law in the planning of
+   * Algorithm 1 (docs/decisions/0004-pedestrian-model.md) */
+  int headway_on;
+  float hw_time_gap; /* T: the preferred speed is at most (gap - g0)/T [s] */
+  float hw_min_gap;  /* g0: the gap at which an agent stands still [m] */
+  float hw_width;    /* neighbours within width * (ri + rj) of the path count */
+  float hw_range;    /* neighbours further than this (centre distance) never slow an agent [m] */
+
   /* walls and obstacles (section 4.7) */
   int walls_on;
   float wall_stiffness;

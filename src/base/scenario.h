@@ -66,6 +66,7 @@ typedef struct thr_scenario {
   uint64_t seed;
   thr_vec2 world_min, world_max;
   thr_params prm;
+  int preset; /* model.preset: enum thr_preset of io/schema.h */
   long steps; /* default run length (time.steps) */
 
   /* obstacles: obstacle o has vertices verts[vfirst[o] .. vfirst[o+1]);

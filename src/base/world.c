@@ -90,9 +90,10 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   if (prm->longrange_on) longrange = prm->lr_radius;
   if (prm->avoidance_on && prm->av_radius > longrange) longrange = prm->av_radius;
   float xsph = prm->xsph_on ? prm->xsph_h : 0.0f;
+  float headway = prm->headway_on ? prm->hw_range : 0.0f;
   if (!(prm->cell_size > 0.0f)) prm->cell_size = contact + prm->skin;
   w->cell = prm->cell_size;
-  w->reach = fmaxf(contact, fmaxf(longrange, xsph));
+  w->reach = fmaxf(fmaxf(contact, headway), fmaxf(longrange, xsph));
 
   double gx = ceil((double)(w->max.x - w->min.x) / w->cell);
   double gy = ceil((double)(w->max.y - w->min.y) / w->cell);
@@ -111,9 +112,11 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   w->k_contact = thr_rings(contact, prm->skin, w->cell, most);
   w->k_longrange = thr_rings(longrange, prm->skin, w->cell, most);
   w->k_xsph = thr_rings(xsph, prm->skin, w->cell, most);
+  w->k_headway = thr_rings(headway, prm->skin, w->cell, most);
   w->k_max = w->k_contact;
   if (prm->longrange_on || prm->avoidance_on) w->k_max = w->k_max > w->k_longrange ? w->k_max : w->k_longrange;
   if (prm->xsph_on) w->k_max = w->k_max > w->k_xsph ? w->k_max : w->k_xsph;
+  if (prm->headway_on) w->k_max = w->k_max > w->k_headway ? w->k_max : w->k_headway;
 
   w->n_obstacles = sc->n_obstacles;
   w->n_verts = sc->n_verts;

@@ -18,8 +18,8 @@ typedef struct thr_world {
   float cell;        /* grid cell side */
   int gnx, gny;      /* global grid size */
   float max_radius;  /* largest agent radius */
-  float reach;       /* largest interaction distance (contact, long range, XSPH) */
-  int k_contact, k_longrange, k_xsph, k_max; /* cell rings of each query */
+  float reach;       /* largest interaction distance (contact, long range, XSPH, headway) */
+  int k_contact, k_longrange, k_xsph, k_headway, k_max; /* cell rings of each query */
 
   /* obstacles (copied from the scenario) */
   int n_obstacles, n_verts;

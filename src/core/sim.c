@@ -53,10 +53,13 @@ static void backend_failed(void *ctx, thr_backend *b, const char *msg) {
 /* Which passes run and what they forward: from the pass table, once. */
 static void plan_passes(thr_sim *s) {
   s->n_solver_passes = 0;
+  s->n_plan_passes = 0;
   for (int k = 0; k < THR_PASS_COUNT; ++k) {
     s->forwards[k] = thr_pass_forwards(k, &s->prm);
     if (thr_pass_stage(k) == THR_STAGE_SOLVER && thr_pass_enabled(k, &s->prm))
       s->solver_passes[s->n_solver_passes++] = k;
+    if (thr_pass_stage(k) == THR_STAGE_PLAN && thr_pass_enabled(k, &s->prm))
+      s->plan_passes[s->n_plan_passes++] = k;
   }
 }
 
@@ -179,6 +182,8 @@ void thr_sim_step(thr_sim *s) {
   PHASE(s, THR_PHASE_GRID, B->sort_owned(b));
   PHASE(s, THR_PHASE_MIGRATE, thr_decomp_exchange(s->dc, b));
   PHASE(s, THR_PHASE_GRID, B->build_index(b));
+  /* the speed-density relation re-plans x* with the neighbours in view */
+  for (int k = 0; k < s->n_plan_passes; ++k) run_pass(s, s->plan_passes[k]);
   /* stability iterations (lines 9-15): x^n and x* change */
   for (int it = 0; it < prm->stability_iterations; ++it) run_pass(s, THR_PASS_STABILITY);
   /* constraint iterations (lines 16-21): the enabled constraint groups of

@@ -45,6 +45,8 @@ typedef struct thr_sim {
   /* from the pass table and the parameters, once */
   int solver_passes[THR_PASS_COUNT]; /* the enabled SOLVER passes, in table order */
   int n_solver_passes;
+  int plan_passes[THR_PASS_COUNT]; /* the enabled PLAN passes, in table order */
+  int n_plan_passes;
   thr_field_mask forwards[THR_PASS_COUNT]; /* fields forwarded to ghosts after each pass */
 } thr_sim;
 

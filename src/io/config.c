@@ -525,11 +525,35 @@ static int need_keys(cfg *c, const thr_ynode *map, const char *path, int form) {
 
 /* ---- defaults ------------------------------------------------------------- */
 
-int thr_config_read_default(const thr_key *k, void *obj, char *err, size_t errlen) {
-  thr_ynode n = {.kind = THR_Y_SCALAR, .origin = "the key table's default", .text = (char *)k->def};
+/* YAML text `text` as row k reads a file's value, into k's field of obj. */
+static int read_text(const thr_key *k, const char *text, const char *origin, void *obj, char *err, size_t errlen) {
+  thr_ynode n = {.kind = THR_Y_SCALAR, .origin = (char *)origin, .text = (char *)text};
   cfg c = {.err = err, .errlen = errlen};
-  if (!k->def || k->field.at == THR_AT_NONE) return fail(&c, &n, k->path, "has no default value to read");
+  if (!text || k->field.at == THR_AT_NONE) return fail(&c, &n, k->path, "has no value to read into a field");
   return read_value(&c, &n, k->path, k, (char *)obj + k->field.off);
+}
+
+int thr_config_read_default(const thr_key *k, void *obj, char *err, size_t errlen) {
+  return read_text(k, k->def, "the key table's default", obj, err, errlen);
+}
+
+int thr_config_read_preset_value(const thr_preset_value *pv, void *obj, char *err, size_t errlen) {
+  const thr_key *k = thr_schema_find(pv->path);
+  if (!k) {
+    if (err && errlen) snprintf(err, errlen, "the preset table names %s, which is no key", pv->path);
+    return -1;
+  }
+  return read_text(k, pv->value, "the preset table", obj, err, errlen);
+}
+
+/* The values of `preset` for the rows whose fields live in `at` into obj
+ * (after the table's defaults, before the scenario's own values). */
+static void apply_preset(int preset, int at, void *obj) {
+  for (size_t i = 0; i < thr_preset_values_len; ++i) {
+    const thr_preset_value *pv = &thr_preset_values[i];
+    const thr_key *k = thr_schema_find(pv->path);
+    if (pv->preset == preset && k && k->field.at == at) thr_config_read_preset_value(pv, obj, NULL, 0);
+  }
 }
 
 /* The defaults of the rows whose fields live in `at` (enum thr_at) into obj.
@@ -1849,8 +1873,9 @@ static int read_block_agents(cfg *c, const thr_ynode *blk, const char *path, thr
 
 /* The table's defaults, and those it can only describe: the name block<N>
  * and the group, both from the block's index. */
-static void block_defaults(thr_block *b, int index) {
+static void block_defaults(cfg *c, thr_block *b, int index) {
   thr_config_block_defaults(b);
+  apply_preset(c->sc->preset, THR_AT_BLOCK, b);
   snprintf(b->name, sizeof b->name, "block%d", index);
   b->group = index;
 }
@@ -1861,7 +1886,7 @@ static int read_block(cfg *c, const thr_ynode *blk, int index, thr_block *b) {
   if (blk->kind != THR_Y_MAP)
     return fail(c, blk, path, "expected an agent block (a map with layout, ...), got %s", got(blk, g));
   b->line = blk->n ? blk->keys[0]->line : blk->line;
-  block_defaults(b, index);
+  block_defaults(c, b, index);
   if (check_keys(c, blk, path) || read_layout(c, blk, path, b) || check_form_keys(c, blk, path, b->layout))
     return -1;
   return read_placement(c, blk, path, b) || read_block_agents(c, blk, path, b) ? -1 : 0;
@@ -1901,7 +1926,7 @@ static int read_source_block(cfg *c, const thr_ynode *item, const char *path, th
   if (v && v->kind != THR_Y_MAP)
     return fail(c, v, p, "expected a map of agent properties ({%s}), got %s",
                 names_under(p, 0, ", ", keys, sizeof keys), got(v, g));
-  block_defaults(b, sc->n_blocks);
+  block_defaults(c, b, sc->n_blocks);
   memcpy(b->name, src->name, sizeof b->name);
   b->line = src->line, b->source = 1, b->layout = THR_LAYOUT_POLYGON, b->region = src->region;
   if ((v && check_keys(c, v, p)) || read_block_agents(c, v ? v : &no_keys, p, b)) return -1;
@@ -2049,6 +2074,16 @@ static int add_walls(cfg *c) {
 
 /* ---- the whole scenario --------------------------------------------------- */
 
+/* model.preset first: its values replace the table's defaults, and the
+ * scenario's own values (read after) replace those. */
+static int read_preset(cfg *c, const thr_ynode *root) {
+  const thr_ynode *m = thr_ymap_get(root, "model");
+  if (m && m->kind == THR_Y_MAP && read_key(c, m, "model", "preset", NULL)) return -1;
+  apply_preset(c->sc->preset, THR_AT_PARAMS, &c->sc->prm);
+  apply_preset(c->sc->preset, THR_AT_SCENARIO, c->sc);
+  return 0;
+}
+
 /* The table's defaults, and the one it can only describe: the name, from the
  * file's name. */
 static void scenario_defaults(thr_scenario *sc, const char *path) {
@@ -2069,7 +2104,8 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
   if (root->kind != THR_Y_MAP)
     return fail(c, root, "", "expected a map of keys (name, world, agents, ...) at the top level, got %s",
                 got(root, g));
-  if (check_keys(c, root, "") || read_top_scalars(c, root) || read_sections(c, root) || read_geometry(c, root) ||
+  if (check_keys(c, root, "") || read_preset(c, root) || read_top_scalars(c, root) || read_sections(c, root) ||
+      read_geometry(c, root) ||
       read_world(c, root))
     return -1;
   if (read_goals(c, root) || read_obstacles(c, root) || read_exits(c, root) || read_stages(c, root) ||

@@ -34,4 +34,8 @@ void thr_config_block_defaults(thr_block *b);
  * (when k has no default or field, or the default does not read). */
 int thr_config_read_default(const thr_key *k, void *obj, char *err, size_t errlen);
 
+/* A preset's value of a key into obj (the struct its row's field lives
+ * in), as the loader applies it; tests/unit/test_schema.c reads them all. */
+int thr_config_read_preset_value(const thr_preset_value *pv, void *obj, char *err, size_t errlen);
+
 #endif

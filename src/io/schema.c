@@ -102,7 +102,10 @@ const thr_key thr_schema[] = {
     {.path = "solver.omega", .type = NUMBER, .range = GT0, .def = "1.2", PRM(omega, FLOAT),
      .meaning = "Jacobi delta-averaging coefficient ω: Δx_i = ω/n_i Σ Δx_ij"},
 
-    {.path = "model", .type = MAP, .meaning = "blending, collision radius, clamps, goals"},
+    {.path = "model", .type = MAP, .meaning = "the model preset, blending, collision radius, clamps, goals"},
+    {.path = "model.preset", .type = CHOICE, .choices = "paper, pedestrian", .def = "paper", SC(preset, INT),
+     .meaning = "defaults of the model's keys: the paper's (Weiss et al. 2017), or human-sized pedestrians with "
+                "the speed–density relation (table \"Model presets\" below); keys the scenario gives win"},
     {.path = "model.alpha", .type = NUMBER, .range = UNIT, .def = "0.0385", PRM(alpha, FLOAT),
      .meaning = "velocity blending, eq. (1)"},
     {.path = "model.radius_scale", .type = NUMBER, .range = GE1, .def = "1.05", PRM(radius_scale, FLOAT),
@@ -113,6 +116,22 @@ const thr_key thr_schema[] = {
      .meaning = "acceleration clamp |Δv|/Δt (§4.6); 0 disables"},
     {.path = "model.arrive_radius", .type = NUMBER, .range = GT0, .def = "0.5", PRM(arrive_radius, FLOAT),
      .meaning = "a point goal counts as reached within this distance"},
+
+    {.path = "headway", .type = MAP,
+     .meaning = "speed–density relation: the time-gap law in the planning step (docs/decisions/0004)"},
+    {.path = "headway.enabled", .type = BOOL, .def = "false", PRM(headway_on, INT),
+     .meaning = "limit the preferred speed to (gap − min_gap)/time_gap, gap = the free distance to the nearest "
+                "agent ahead on the agent's path"},
+    {.path = "headway.time_gap", .type = NUMBER, .range = GT0, .def = "1.0", PRM(hw_time_gap, FLOAT),
+     .meaning = "time gap T [s]: lower walks closer and faster in a crowd"},
+    {.path = "headway.min_gap", .type = NUMBER, .range = GE0, .def = "0", PRM(hw_min_gap, FLOAT),
+     .meaning = "gap between bodies at which an agent stands still [m]"},
+    {.path = "headway.width", .type = NUMBER, .range = STIFF, .def = "1.0", PRM(hw_width, FLOAT),
+     .meaning = "a neighbour ahead counts when its centre lies within width × (sum of the two radii) of the "
+                "agent's path; below 1, one that only grazes the agent's shoulder is passed, not followed"},
+    {.path = "headway.range", .type = NUMBER, .range = GT0, .def = "2.0", PRM(hw_range, FLOAT),
+     .meaning = "agents further than this (centre to centre) never slow an agent [m]; speeds above "
+                "(range − body widths − min_gap)/T are not limited"},
 
     {.path = "contact", .type = MAP, .meaning = "frictional contact (§4.2)"},
     {.path = "contact.enabled", .type = BOOL, .def = "true", PRM(contact_on, INT),
@@ -385,6 +404,30 @@ const thr_key thr_schema[] = {
 };
 
 const size_t thr_schema_len = sizeof thr_schema / sizeof thr_schema[0];
+
+/* The pedestrian preset (docs/decisions/0004-pedestrian-model.md): body
+ * radii of adults' shoulders, Weidmann's free speed, the time-gap law, and
+ * the constraints calibrated by scripts/validation/calibrate.py against
+ * Weidmann's fundamental diagram and bottleneck flows. The paper preset is
+ * the table's defaults. */
+const thr_preset_value thr_preset_values[] = {
+    {THR_PRESET_PEDESTRIAN, "model.radius_scale", "1.0"},
+    {THR_PRESET_PEDESTRIAN, "headway.enabled", "true"},
+    {THR_PRESET_PEDESTRIAN, "headway.time_gap", "0.5"},
+    {THR_PRESET_PEDESTRIAN, "headway.min_gap", "0"},
+    {THR_PRESET_PEDESTRIAN, "headway.width", "0.7"},
+    {THR_PRESET_PEDESTRIAN, "headway.range", "2.0"},
+    {THR_PRESET_PEDESTRIAN, "long_range.enabled", "false"},
+    {THR_PRESET_PEDESTRIAN, "avoidance.enabled", "true"},
+    {THR_PRESET_PEDESTRIAN, "avoidance.tau0", "3"},
+    {THR_PRESET_PEDESTRIAN, "avoidance.radius", "2.0"},
+    {THR_PRESET_PEDESTRIAN, "xsph.enabled", "false"},
+    {THR_PRESET_PEDESTRIAN, "agents[].agent_radius.min", "0.2"},
+    {THR_PRESET_PEDESTRIAN, "agents[].agent_radius.max", "0.25"},
+    {THR_PRESET_PEDESTRIAN, "agents[].speed.mean", "1.34"},
+    {THR_PRESET_PEDESTRIAN, "agents[].speed.spread", "0.1"},
+};
+const size_t thr_preset_values_len = sizeof thr_preset_values / sizeof thr_preset_values[0];
 
 /* ---- look-ups ------------------------------------------------------------- */
 
@@ -668,5 +711,13 @@ void thr_schema_print_markdown(FILE *f) {
     if (!thr_key_is_child(top, "") || i + 1 == thr_schema_len || !is_below(&thr_schema[i + 1], top->path)) continue;
     snprintf(heading, sizeof heading, "`%s`", top->path);
     put_table(f, heading, top->path);
+  }
+  /* the presets: each key a preset changes, its default and each preset's value */
+  fprintf(f, "\n### Model presets\n\n| key | paper | pedestrian |\n|---|---|---|\n");
+  for (size_t i = 0; i < thr_preset_values_len; ++i) {
+    const thr_preset_value *pv = &thr_preset_values[i];
+    const thr_key *k = thr_schema_find(pv->path);
+    if (pv->preset != THR_PRESET_PEDESTRIAN || !k) continue;
+    fprintf(f, "| `%s` | %s | %s |\n", pv->path, k->def ? k->def : "", pv->value);
   }
 }

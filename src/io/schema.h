@@ -81,6 +81,19 @@ typedef struct thr_key {
   thr_key_field field;  /* where a scalar value is stored */
 } thr_key;
 
+/* Model presets (model.preset): a preset gives some keys other defaults,
+ * which the scenario's own values override. */
+enum thr_preset { THR_PRESET_PAPER, THR_PRESET_PEDESTRIAN, THR_PRESET_COUNT };
+
+typedef struct thr_preset_value {
+  int preset;        /* enum thr_preset */
+  const char *path;  /* a row with a field and a default (agents[] rows: each block's default) */
+  const char *value; /* YAML text, read as the row reads a file's value */
+} thr_preset_value;
+
+extern const thr_preset_value thr_preset_values[];
+extern const size_t thr_preset_values_len;
+
 /* Every key, depth first in the order of docs/configuration.md. */
 extern const thr_key thr_schema[];
 extern const size_t thr_schema_len;

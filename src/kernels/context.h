@@ -58,6 +58,7 @@ static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) 
   c.k_contact = w->k_contact;
   c.k_longrange = w->k_longrange;
   c.k_xsph = w->k_xsph;
+  c.k_headway = w->k_headway;
   return c;
 }
 

@@ -55,7 +55,7 @@ static inline thr_part_range thr_parts_select(const thr_parts *pp, size_t n_owne
 static inline void thr_pass_commit(thr_agents *a, thr_vec2 **x_out, thr_vec2 **p_out, int kind, int part) {
   if (part == THR_PART_INTERIOR) return;
   int stage = thr_pass_stage(kind);
-  if (stage == THR_STAGE_STABILITY || stage == THR_STAGE_SOLVER) {
+  if (stage == THR_STAGE_PLAN || stage == THR_STAGE_STABILITY || stage == THR_STAGE_SOLVER) {
     thr_vec2 *t = a->p;
     a->p = *p_out;
     *p_out = t;

@@ -3,7 +3,10 @@
  * THR_PASSES(PASS) calls PASS(NAME, label, stage, agent_fn, enabled, forwards) for
  * each pass, in the order the step runs them:
  *   label     name in timings and profiles
- *   stage     STABILITY: contact on x^n, moves x^n and x* (agent_fn returns
+ *   stage     PLAN:      runs once, before the stability iterations: a new
+ *                        x*_i from the plan of agent i and its neighbours'
+ *                        start-of-step positions (agent_fn(c, a, i) returns it);
+ *             STABILITY: contact on x^n, moves x^n and x* (agent_fn returns
  *                        the correction);
  *             SOLVER:    one constraint group of a solver iteration, Jacobi
  *                        on x* (agent_fn returns the new x*_i); every SOLVER
@@ -23,6 +26,7 @@
 #include "passes.h"
 
 #define THR_PASSES(PASS)                                                                                     \
+  PASS(HEADWAY, "headway", PLAN, thr_agent_headway, prm->headway_on, THR_FIELD_BIT(P))                       \
   PASS(STABILITY, "stability", STABILITY, thr_agent_stability, 1, THR_FIELD_BIT(X) | THR_FIELD_BIT(P))        \
   PASS(LONG_RANGE, "long_range", SOLVER, thr_agent_long_range, prm->longrange_on || prm->avoidance_on,        \
     THR_FIELD_BIT(P))                                                                                     \
@@ -37,8 +41,9 @@ enum thr_pass_kind {
   THR_PASS_COUNT
 };
 
-enum thr_pass_stage { THR_STAGE_STABILITY, THR_STAGE_SOLVER, THR_STAGE_VELOCITY, THR_STAGE_FINAL };
+enum thr_pass_stage { THR_STAGE_PLAN, THR_STAGE_STABILITY, THR_STAGE_SOLVER, THR_STAGE_VELOCITY, THR_STAGE_FINAL };
 
+#define THR_IF_SOLVER_PLAN(...)
 #define THR_IF_SOLVER_STABILITY(...)
 #define THR_IF_SOLVER_SOLVER(...) __VA_ARGS__
 #define THR_IF_SOLVER_VELOCITY(...)
@@ -48,6 +53,23 @@ enum thr_pass_stage { THR_STAGE_STABILITY, THR_STAGE_SOLVER, THR_STAGE_VELOCITY,
 THR_HD thr_vec2 thr_pass_solver_agent(int kind, const thr_ctx *c, int i) {
   switch (kind) {
 #define THR_X(NAME, label, stage, fn, on, fwd) THR_IF_SOLVER_##stage(case THR_PASS_##NAME : return fn(c, i);)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      return c->p[i];
+  }
+}
+
+#define THR_IF_PLAN_PLAN(...) __VA_ARGS__
+#define THR_IF_PLAN_STABILITY(...)
+#define THR_IF_PLAN_SOLVER(...)
+#define THR_IF_PLAN_VELOCITY(...)
+#define THR_IF_PLAN_FINAL(...)
+
+/* A PLAN pass for agent i (a: the owned agents' store): the new x*_i. */
+THR_HD thr_vec2 thr_pass_plan_agent(int kind, const thr_ctx *c, const thr_agents *a, int i) {
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, on, fwd) THR_IF_PLAN_##stage(case THR_PASS_##NAME : return fn(c, a, i);)
     THR_PASSES(THR_X)
 #undef THR_X
     default:

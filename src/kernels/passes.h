@@ -29,6 +29,7 @@ typedef struct thr_ctx {
   int k_contact;   /* cell rings for contact queries */
   int k_longrange; /* ... for long-range and avoidance queries */
   int k_xsph;      /* ... for XSPH */
+  int k_headway;   /* ... for the speed-density (headway) law */
   const uint32_t *id;
   const float *radius;
   const float *inv_mass;
@@ -40,23 +41,87 @@ typedef struct thr_ctx {
 
 THR_HD float thr_tie(uint32_t idi, uint32_t idj) { return idi < idj ? 1.0f : -1.0f; }
 
-/* Plan and predict (section 4.1): the preferred velocity — zero before
- * the agent's release time (pre-movement); down its distance field when it
- * has a route; else towards the closest goal, zero once there — then
- * blending and the prediction x*. */
-THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, const thr_agents *a, int i) {
-  thr_vec2 x = a->x[i], vp = v2(0.0f, 0.0f), target = v2(0.0f, 0.0f);
+/* What an agent plans (section 4.1): its preferred velocity, and the
+ * potential it walks down (the distance field of its route, or the
+ * distance to its target point), which says which neighbours are ahead of
+ * it on its way. */
+typedef struct thr_plan {
+  thr_vec2 vp;     /* preferred velocity */
+  int field;       /* distance field walked down, or -1: towards `target` */
+  thr_vec2 target; /* target point when field < 0 */
+} thr_plan;
+
+/* The preferred velocity: zero before the agent's release time
+ * (pre-movement); down its distance field when it has a route; else
+ * towards the closest goal, zero once there. */
+THR_HD thr_plan thr_agent_plan(const thr_ctx *c, const thr_agents *a, int i) {
+  thr_vec2 x = a->x[i];
+  thr_plan pl;
+  pl.vp = v2(0.0f, 0.0f);
+  pl.field = -1;
+  pl.target = x;
   int inside = 0;
   if (c->ev.time < a->release[i]) {
     /* standing: pre-movement */
   } else if (a->route[i] >= 0) {
-    vp = thr_evac_preferred(&c->ev, x, a->pref_speed[i], a->route[i], a->stage[i], a->slot[i], c->prm.dt);
+    pl.field = a->route[i];
+    pl.vp = thr_evac_preferred(&c->ev, x, a->pref_speed[i], a->route[i], a->stage[i], a->slot[i], c->prm.dt);
   } else if (!(a->flags[i] & THR_FLAG_AT_GOAL) &&
-             thr_agent_target(&c->goals, a->goal_set[i], a->goal[i], x, c->prm.arrive_radius, &target, &inside) &&
+             thr_agent_target(&c->goals, a->goal_set[i], a->goal[i], x, c->prm.arrive_radius, &pl.target, &inside) &&
              !inside) {
-    vp = thr_preferred_velocity(x, target, a->pref_speed[i], c->prm.dt);
+    pl.vp = thr_preferred_velocity(x, pl.target, a->pref_speed[i], c->prm.dt);
   }
-  return thr_predict(x, thr_blend_velocity(a->v[i], vp, c->prm.alpha), c->prm.dt);
+  return pl;
+}
+
+/* Plan and predict (Algorithm 1 lines 1-5): the preferred velocity, then
+ * blending and the prediction x*. */
+THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, const thr_agents *a, int i) {
+  thr_plan pl = thr_agent_plan(c, a, i);
+  return thr_predict(a->x[i], thr_blend_velocity(a->v[i], pl.vp, c->prm.alpha), c->prm.dt);
+}
+
+/* An agent's potential at x: lower is further on its way. */
+THR_HD float thr_plan_potential(const thr_ctx *c, const thr_plan *pl, thr_vec2 x) {
+  if (pl->field < 0) return v2_len(v2_sub(pl->target, x));
+  thr_navfield_view f = thr_evac_field(&c->ev, pl->field);
+  return thr_navfield_value(&f, x);
+}
+
+/* Speed-density relation (docs/decisions/0004-pedestrian-model.md): the
+ * preferred speed is limited by the time-gap law to the free gap ahead:
+ * the nearest neighbour (start-of-step positions) that the agent would walk
+ * into going straight along its preferred direction and that is further on
+ * the agent's own way (lower potential; equal: lower id). That order is
+ * strict, so two agents never wait for each other. Re-predicts x* with the
+ * limited preferred velocity; an agent that is not slowed keeps the x* of
+ * the prediction bit for bit. */
+THR_HD thr_vec2 thr_agent_headway(const thr_ctx *c, const thr_agents *a, int i) {
+  const thr_params *prm = &c->prm;
+  thr_plan pl = thr_agent_plan(c, a, i);
+  float s0 = v2_len(pl.vp);
+  if (!(s0 > 0.0f)) return c->p[i];
+  thr_vec2 xi = c->x[i], e = v2_scale(pl.vp, 1.0f / s0);
+  float ri = c->radius[i], gap = HUGE_VALF, phi_i = 0.0f, range2 = prm->hw_range * prm->hw_range;
+  int have_phi = 0;
+  uint32_t idi = c->id[i];
+  thr_nbr_iter it;
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_headway);
+  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+    thr_vec2 d = v2_sub(c->x[j], xi);
+    if (j == i || v2_len2(d) > range2) continue;
+    float g = thr_headway_gap(e, d, ri + c->radius[j], prm->hw_width);
+    if (!(g < gap)) continue;
+    if (!have_phi) {
+      phi_i = thr_plan_potential(c, &pl, xi);
+      have_phi = 1;
+    }
+    float phi_j = thr_plan_potential(c, &pl, c->x[j]);
+    if (phi_j < phi_i || (phi_j == phi_i && c->id[j] < idi)) gap = g;
+  }
+  float s = thr_headway_speed(s0, gap, prm->hw_min_gap, prm->hw_time_gap);
+  if (s == s0) return c->p[i];
+  return thr_predict(xi, thr_blend_velocity(c->v[i], v2_scale(pl.vp, s / s0), prm->alpha), prm->dt);
 }
 
 /* Stability iteration (Algorithm 1 lines 9-15): contact constraints on the

@@ -36,6 +36,31 @@ THR_HD thr_vec2 thr_predict(thr_vec2 x, thr_vec2 vb, float dt) {
   return v2_add(x, v2_scale(vb, dt));
 }
 
+/* ---- speed-density relation (throng's addition to section 4.1) ---------- */
+
+/* How far agent i can walk straight along unit direction e before its body
+ * touches neighbour j's, for j at relative position d = x_j - x_i and the
+ * sum R of the two radii. Only neighbours ahead whose centre lies within
+ * width * R of i's path count (width in (0, 1]: a neighbour that only
+ * grazes i's shoulder is passed, not followed; contact keeps them apart);
+ * HUGE_VALF for the others. Negative when they already overlap. */
+THR_HD float thr_headway_gap(thr_vec2 e, thr_vec2 d, float R, float width) {
+  float along = v2_dot(e, d);
+  float lat = v2_cross(e, d);
+  float band = width * R;
+  if (!(along > 0.0f) || !(lat * lat < band * band)) return HUGE_VALF;
+  return along - sqrtf(R * R - lat * lat);
+}
+
+/* The time-gap law of Tordeux, Chraibi and Seyfried (2016): an agent walks
+ * no faster than covers the free gap ahead, less a standing gap g0, in the
+ * time gap T: v = min(v0, max(0, (gap - g0) / T)). */
+THR_HD float thr_headway_speed(float v0, float gap, float min_gap, float time_gap) {
+  float v = (gap - min_gap) / time_gap;
+  if (!(v > 0.0f)) return 0.0f;
+  return v < v0 ? v : v0;
+}
+
 /* ---- section 4.2: frictional contact ------------------------------------ */
 
 /* Eq. (2) for disks i, j at positions pi, pj: C = |pi - pj| - dmin >= 0,

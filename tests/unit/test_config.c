@@ -170,6 +170,36 @@ THR_TEST(scenario_defaults) {
   thr_scenario_free(&sc); /* safe twice */
 }
 
+/* model.preset: pedestrian gives the preset's values as defaults (of the
+ * parameters and of every agent block, sources' agents included); keys the
+ * scenario gives win over them; paper is the table's defaults. */
+THR_TEST(model_presets) {
+  thr_scenario sc;
+  thr_params d;
+  thr_params_defaults(&d);
+  CHECK(load(WORLD "model: {preset: paper}\n" AGENTS, &sc) == 0);
+  CHECK(sc.preset == THR_PRESET_PAPER && memcmp(&sc.prm, &d, sizeof d) == 0);
+  thr_scenario_free(&sc);
+  CHECK(load(WORLD "model: {preset: pedestrian, alpha: 0.05}\nheadway: {time_gap: 0.8}\n"
+                   "agents:\n  - {layout: grid, min: [1, 1], max: [5, 5], rows: 2, cols: 2}\n"
+                   "  - {layout: grid, min: [6, 6], max: [9, 9], rows: 2, cols: 2, agent_radius: 0.3,"
+                   " speed: 1.0}\n",
+             &sc) == 0);
+  CHECK(sc.preset == THR_PRESET_PEDESTRIAN);
+  CHECK(sc.prm.headway_on == 1 && sc.prm.longrange_on == 0 && sc.prm.avoidance_on == 1 && sc.prm.xsph_on == 0);
+  CHECK(sc.prm.radius_scale == 1.0f);
+  CHECK_NEAR(sc.prm.hw_time_gap, 0.8, TOL); /* the scenario's value, not the preset's */
+  CHECK_NEAR(sc.prm.alpha, 0.05, TOL);
+  CHECK(sc.n_blocks == 2);
+  CHECK_NEAR(sc.blocks[0].radius_min, 0.2, TOL);
+  CHECK_NEAR(sc.blocks[0].radius_max, 0.25, TOL);
+  CHECK_NEAR(sc.blocks[0].speed_mean, 1.34, TOL);
+  CHECK(sc.blocks[1].radius_min == 0.3f && sc.blocks[1].radius_max == 0.3f);
+  CHECK(sc.blocks[1].speed_mean == 1.0f && sc.blocks[1].speed_spread == 0.0f);
+  thr_scenario_free(&sc);
+  FAILS(WORLD "model: {preset: people}\n" AGENTS, ":2:17: model.preset: expected one of paper, pedestrian");
+}
+
 THR_TEST(every_section_key) {
   thr_scenario sc;
   CHECK(load("world: {min: [-5, -6], max: [7, 8]}\n"
@@ -455,7 +485,7 @@ THR_TEST(set_errors) {
   FAILS_SET(base, "agents[x].count=3", "--set agents[x].count=3: bad key 'agents[x].count'");
   FAILS_SET(base, "solvr.iterations=3",
             "--set solvr.iterations=3: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, "
-            "time, solver, model, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, "
+            "time, solver, model, headway, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, "
             "obstacles, exits, routing, stages, journeys, agents, sources, measurement, output); did you mean "
             "'solver'?");
   FAILS_SET(base, "solver.iteratons=3",
@@ -571,7 +601,7 @@ THR_TEST(messages_escape_input) {
 THR_TEST(unknown_keys) {
   FAILS(WORLD "solvr: {iterations: 3}\n" AGENTS,
         ":2:1: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, time, solver, model, "
-        "contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, obstacles, exits, routing, "
+        "headway, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, obstacles, exits, routing, "
         "stages, journeys, agents, sources, measurement, output); did you mean 'solver'?");
   FAILS(WORLD "solver: {iteratons: 3}\n" AGENTS,
         ":2:10: solver: unknown key 'iteratons' (known keys here: stability_iterations, iterations, omega); "

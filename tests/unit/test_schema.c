@@ -184,6 +184,28 @@ THR_TEST(defaults_read_and_lie_in_range) {
   }
 }
 
+/* Every preset value names a key with a field and reads as that key's
+ * values do (in range), and no preset sets one key twice. */
+THR_TEST(every_preset_value_reads) {
+  static any_struct objs;
+  CHECK(thr_preset_values_len > 0);
+  for (size_t i = 0; i < thr_preset_values_len; ++i) {
+    const thr_preset_value *pv = &thr_preset_values[i];
+    const thr_key *k = thr_schema_find(pv->path);
+    if (!k) fprintf(stderr, "  preset value for %s: no such key\n", pv->path);
+    CHECK(k != NULL);
+    if (!k) continue;
+    CHECK(k->field.at != THR_AT_NONE && k->def != NULL);
+    CHECK(pv->preset > THR_PRESET_PAPER && pv->preset < THR_PRESET_COUNT);
+    char err[256] = "";
+    int rc = thr_config_read_preset_value(pv, object_for(k->field.at, &objs), err, sizeof err);
+    if (rc) fprintf(stderr, "  preset value %s = '%s' does not read: %s\n", pv->path, pv->value, err);
+    CHECK(rc == 0);
+    for (size_t j = 0; j < i; ++j)
+      CHECK(!(thr_preset_values[j].preset == pv->preset && !strcmp(thr_preset_values[j].path, pv->path)));
+  }
+}
+
 THR_TEST(a_bad_default_is_reported) {
   thr_key bad = *thr_schema_find("contact.stiffness");
   bad.def = "2";

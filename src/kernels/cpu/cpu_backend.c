@@ -174,6 +174,13 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
   thr_ctx c = make_ctx(s);
   thr_part_range r = thr_parts_select(&s->parts, a->n_owned, part);
   switch (thr_pass_stage(kind)) {
+    case THR_STAGE_PLAN:
+#pragma omp parallel for schedule(static)
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        s->p2[i] = thr_pass_plan_agent(kind, &c, a, (int)i);
+      }
+      break;
     case THR_STAGE_STABILITY:
 #pragma omp parallel for schedule(static)
       for (long t = 0; t < r.n; ++t) {

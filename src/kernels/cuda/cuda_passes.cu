@@ -28,6 +28,15 @@ __global__ void k_stability(const thr_ctx c, thr_part_range r, thr_vec2 *x_out, 
   p_out[i] = v2_add(c.p[i], dx);
 }
 
+/* Any PLAN pass of the pass table: one instance per kind. */
+template <int KIND>
+__global__ void k_plan(const thr_ctx c, thr_part_range r, thr_agents a, thr_vec2 *p_out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = (int)THR_PART_AGENT(r, t);
+  p_out[i] = thr_pass_plan_agent(KIND, &c, &a, i);
+}
+
 /* Any SOLVER pass of the pass table: one instance per kind. */
 template <int KIND>
 __global__ void k_solver(const thr_ctx c, thr_part_range r, thr_vec2 *p_out) {
@@ -144,6 +153,22 @@ void thr_cuda_predict(cuda_state *s, float time) {
   CUDA_LAUNCHED("predict");
 }
 
+/* A PLAN pass. */
+static void plan_pass(cuda_state *s, int kind, thr_part_range r) {
+  if (!r.n) return;
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, on, fwd)                                                     \
+  THR_IF_PLAN_##stage(case THR_PASS_##NAME                                                         \
+                      : k_plan<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
+                            thr_cuda_ctx(s), r, s->a, s->p2);                                      \
+                      break;)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      thr_backend_fail(s->self, "pass %d is not a plan pass", kind);
+  }
+}
+
 /* The step's long-range neighbour lists, built at the first long-range pass
  * of each part (x^n is fixed from then on; boundary agents read ghosts,
  * which have arrived by their part). */
@@ -194,6 +219,9 @@ static void solver_pass(cuda_state *s, int kind, thr_part_range r, int part) {
 void thr_cuda_pass(cuda_state *s, int kind, int part) {
   thr_part_range r = thr_parts_select(&s->parts, s->a.n_owned, part);
   switch (thr_pass_stage(kind)) {
+    case THR_STAGE_PLAN:
+      plan_pass(s, kind, r);
+      break;
     case THR_STAGE_STABILITY:
       if (r.n) k_stability<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->x2, s->p2);
       break;
