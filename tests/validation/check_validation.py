@@ -428,7 +428,7 @@ def rimea12(r):
     g2 = check(de is not None and dx is not None and dx <= rr * de,
                "rimea12: density before the last door %s <= %g x that before the corridor %s" % (f(dx, 2), rr, f(de, 2)))
     g3 = check(dr, "rimea12: everyone out (remaining %d)" % s["remaining"])
-    table("RiMEA 12: room 1 -> 1 m corridor -> room 2 -> 1 m door; steady flow over the 10-90 %% crossings",
+    table("RiMEA 12: room 1 -> 1 m corridor -> room 2 -> 1 m door; steady flow over the 10-90 % crossings",
           ["quantity", "measured", "criterion", ""],
           [["crossings corridor / last door", "%d / %d" % (len(tc), len(tl)), "", ""],
            ["J corridor [1/s]", f(jc), ">= J last door - %g" % m, ok(g1)],
