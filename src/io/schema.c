@@ -413,8 +413,8 @@ const size_t thr_schema_len = sizeof thr_schema / sizeof thr_schema[0];
 const thr_preset_value thr_preset_values[] = {
     {THR_PRESET_PEDESTRIAN, "model.radius_scale", "1.0"},
     {THR_PRESET_PEDESTRIAN, "headway.enabled", "true"},
-    {THR_PRESET_PEDESTRIAN, "headway.time_gap", "0.5"},
-    {THR_PRESET_PEDESTRIAN, "headway.min_gap", "0"},
+    {THR_PRESET_PEDESTRIAN, "headway.time_gap", "0.35"},
+    {THR_PRESET_PEDESTRIAN, "headway.min_gap", "0.05"},
     {THR_PRESET_PEDESTRIAN, "headway.width", "0.7"},
     {THR_PRESET_PEDESTRIAN, "headway.range", "2.0"},
     {THR_PRESET_PEDESTRIAN, "routing.clearance", "0.05"},

@@ -52,13 +52,17 @@ THR_HD float thr_headway_gap(thr_vec2 e, thr_vec2 d, float R, float width) {
   return along - sqrtf(R * R - lat * lat);
 }
 
-/* The time-gap law of Tordeux, Chraibi and Seyfried (2016): an agent walks
- * no faster than covers the free gap ahead, less a standing gap g0, in the
- * time gap T: v = min(v0, max(0, (gap - g0) / T)). */
+/* The speed an agent may walk at with a free gap ahead: the optimal-velocity
+ * function of Newell (1961), v = v0 (1 - exp(-(gap - g0) / (v0 T))), 0 for
+ * gap <= g0. Close behind someone it is the time-gap law of Tordeux,
+ * Chraibi and Seyfried (2016), v = (gap - g0) / T; with more room it
+ * approaches v0 gradually, as Weidmann's fundamental diagram does, instead
+ * of reaching it at a gap of g0 + v0 T (docs/decisions/0004). */
 THR_HD float thr_headway_speed(float v0, float gap, float min_gap, float time_gap) {
-  float v = (gap - min_gap) / time_gap;
-  if (!(v > 0.0f)) return 0.0f;
-  return v < v0 ? v : v0;
+  float u = (gap - min_gap) / time_gap;
+  if (!(u > 0.0f)) return 0.0f;
+  if (!(u < 30.0f * v0)) return v0;
+  return v0 * (1.0f - thr_expf(-u / v0));
 }
 
 /* ---- section 4.2: frictional contact ------------------------------------ */

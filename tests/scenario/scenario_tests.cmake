@@ -97,10 +97,12 @@ throng_scenario_test(deterministic.threads.dense-passing-low-avoid deterministic
                      ${THRONG_PAPER}/dense-passing-low-avoid.yaml --steps 150 --agents 1600 --threads 1,2)
 
 # The speed-density relation (pedestrian preset): single file behind a slow
-# leader; every follower at the leader's 0.5 m/s, 0.25 m (time gap 0.5 s x
-# 0.5 m/s) behind the body ahead, within 2 cm. Under a second.
+# leader; every follower at the leader's 0.5 m/s and the gap the law gives
+# that speed, g0 - v0 T ln(1 - v/v0) = 0.05 - 1.3 x 0.35 x ln(1 - 0.5/1.3)
+# = 0.271 m behind the body ahead, within 1 cm. Under a second.
 throng_scenario_test(headway_single_file headway ${CMAKE_SOURCE_DIR}/tests/data/model/single_file.yaml --steps 1440
-                     --gap 0.25 --speed 0.5 --tol 0.02)
-# The same with time_gap 1 s: 0.5 m gaps (the parameter moves what it says).
-throng_scenario_test(headway_time_gap headway ${CMAKE_SOURCE_DIR}/tests/data/model/single_file.yaml --steps 1920
-                     --set headway.time_gap=1.0 --gap 0.5 --speed 0.5 --tol 0.02)
+                     --gap 0.271 --speed 0.5 --tol 0.01)
+# The same with time_gap 1 s: 0.05 + 1.3 x 0.4855 = 0.681 m (the parameter
+# moves what it says).
+throng_scenario_test(headway_time_gap headway ${CMAKE_SOURCE_DIR}/tests/data/model/single_file.yaml --steps 2400
+                     --set headway.time_gap=1.0 --gap 0.681 --speed 0.5 --tol 0.01)

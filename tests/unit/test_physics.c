@@ -485,12 +485,18 @@ THR_TEST(headway_gap_off_axis_and_behind) {
   CHECK_NEAR(thr_headway_gap(e, d, 0.5f, 1.0f), 1.6, 1e-5);
 }
 
-/* v = min(v0, max(0, (gap - g0) / T)). */
+/* v = v0 (1 - exp(-(gap - g0) / (v0 T))), 0 below g0, v0 far away. */
 THR_TEST(headway_speed_law) {
-  CHECK_NEAR(thr_headway_speed(1.34f, 0.3f, 0.0f, 0.5f), 0.6, TOL);
-  CHECK_NEAR(thr_headway_speed(1.34f, 0.3f, 0.1f, 0.5f), 0.4, TOL);
-  CHECK(thr_headway_speed(1.34f, 2.0f, 0.0f, 0.5f) == 1.34f);
-  CHECK(thr_headway_speed(1.34f, HUGE_VALF, 0.0f, 0.5f) == 1.34f);
-  CHECK(thr_headway_speed(1.34f, -0.2f, 0.0f, 0.5f) == 0.0f);
-  CHECK(thr_headway_speed(1.34f, 0.05f, 0.1f, 0.5f) == 0.0f);
+  /* gap - g0 = v0 T ln 2: half the free speed */
+  float v0 = 1.34f, T = 0.5f, g = 0.1f + v0 * T * 0.69314718f;
+  CHECK_NEAR(thr_headway_speed(v0, g, 0.1f, T), 0.67, 1e-5);
+  /* gap - g0 = v0 T ln 4: three quarters */
+  CHECK_NEAR(thr_headway_speed(v0, v0 * T * 1.38629436f, 0.0f, T), 1.005, 1e-5);
+  /* close behind: the time-gap law's slope 1/T */
+  CHECK_NEAR(thr_headway_speed(v0, 0.101f, 0.1f, T), 0.002, 1e-5);
+  CHECK(thr_headway_speed(v0, 2.0f, 0.0f, T) < v0 && thr_headway_speed(v0, 2.0f, 0.0f, T) > 0.94f * v0); /* 1 - e^-3 */
+  CHECK(thr_headway_speed(v0, HUGE_VALF, 0.0f, T) == v0);
+  CHECK(thr_headway_speed(v0, -0.2f, 0.0f, T) == 0.0f);
+  CHECK(thr_headway_speed(v0, 0.05f, 0.1f, T) == 0.0f);
+  CHECK(thr_headway_speed(v0, 0.1f, 0.1f, T) == 0.0f);
 }
