@@ -8,13 +8,13 @@
 set -uo pipefail
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
-bench/gpu_study.sh tests
+[ "${1:-}" = bench ] || bench/gpu_study.sh tests
 for n in 1000000 10000000; do
   python3 bench/make_evacuation.py "$n" "$out/evac-$n.yaml"
   steps=$(( n > 2000000 ? 40 : 200 ))
   build-gpu/bin/throng-bench --backend cuda --steps $steps --warmup 3 "$out/evac-$n.yaml" | sed 's/^/paper,/'
-  build-gpu/bin/throng-bench --backend cuda --steps $steps --warmup 3 "$out/evac-$n.yaml" \
-    --set model.preset=pedestrian --set long_range.enabled=false --set xsph.enabled=false | tail -n +2 | sed 's/^/pedestrian,/'
+  build-gpu/bin/throng-bench --backend cuda --steps $steps --warmup 3 --set model.preset=pedestrian \
+    --set long_range.enabled=false --set xsph.enabled=false "$out/evac-$n.yaml" | tail -n +2 | sed 's/^/pedestrian,/'
 done
 if python3 -c "import numpy" 2>/dev/null; then
   ctest --test-dir build-gpu -L validation -j4 --output-on-failure > "$out/ctest-validation.log" 2>&1
