@@ -37,6 +37,7 @@ typedef struct thr_params {
   int headway_on;
   float hw_time_gap; /* T: the preferred speed is at most (gap - g0)/T [s] */
   float hw_min_gap;  /* g0: the gap at which an agent stands still [m] */
+  float hw_anticipation; /* neighbours are taken where they will be this much later [s] */
   float hw_width;    /* neighbours within width * (ri + rj) of the path count */
   float hw_range;    /* neighbours further than this (centre distance) never slow an agent [m] */
 

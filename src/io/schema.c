@@ -126,6 +126,9 @@ const thr_key thr_schema[] = {
      .meaning = "time gap T [s]: lower walks closer and faster in a crowd"},
     {.path = "headway.min_gap", .type = NUMBER, .range = GE0, .def = "0", PRM(hw_min_gap, FLOAT),
      .meaning = "gap between bodies at which an agent stands still [m]"},
+    {.path = "headway.anticipation", .type = NUMBER, .range = GE0, .def = "0", PRM(hw_anticipation, FLOAT),
+     .meaning = "each neighbour is taken where its velocity carries it in this time [s]: one walking out of the "
+                "agent's path (at a merge, round a corner) no longer holds it up"},
     {.path = "headway.width", .type = NUMBER, .range = STIFF, .def = "1.0", PRM(hw_width, FLOAT),
      .meaning = "a neighbour ahead counts when its centre lies within width × (sum of the two radii) of the "
                 "agent's path; below 1, one that only grazes the agent's shoulder is passed, not followed"},

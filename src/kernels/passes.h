@@ -110,6 +110,7 @@ THR_HD thr_vec2 thr_agent_headway(const thr_ctx *c, const thr_agents *a, int i) 
   for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
     thr_vec2 d = v2_sub(c->x[j], xi);
     if (j == i || v2_len2(d) > range2) continue;
+    d = v2_add(d, v2_scale(c->v[j], prm->hw_anticipation));
     float g = thr_headway_gap(e, d, ri + c->radius[j], prm->hw_width);
     if (!(g < gap)) continue;
     if (!have_phi) {

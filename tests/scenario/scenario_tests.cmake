@@ -106,3 +106,7 @@ throng_scenario_test(headway_single_file headway ${CMAKE_SOURCE_DIR}/tests/data/
 # moves what it says).
 throng_scenario_test(headway_time_gap headway ${CMAKE_SOURCE_DIR}/tests/data/model/single_file.yaml --steps 2400
                      --set headway.time_gap=1.0 --gap 0.681 --speed 0.5 --tol 0.01)
+# With anticipation 0.5 s the leader counts where it will be in 0.5 s,
+# 0.25 m further: the gap shrinks by that, 0.681 - 0.25 = 0.431 m.
+throng_scenario_test(headway_anticipation headway ${CMAKE_SOURCE_DIR}/tests/data/model/single_file.yaml --steps 2400
+                     --set headway.time_gap=1.0 --set headway.anticipation=0.5 --gap 0.431 --speed 0.5 --tol 0.01)
