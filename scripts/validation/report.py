@@ -460,7 +460,7 @@ def figures(T, J, docs):
     lo, hi = C["fd_rho_range"]
     band = (rho >= lo) & (rho <= hi)
     ax.fill_between(rho[band], W[band] - C["fd_speed_tol"], W[band] + C["fd_speed_tol"], color="0.85",
-                    label="Weidmann ± %g m/s (judged %g–%g /m²)" % (C["fd_speed_tol"], lo, hi))
+                    label="Weidmann ± %g m/s (judged at nominal %g–%g /m²)" % (C["fd_speed_tol"], lo, hi))
     ax.plot(rho, W, "k-", lw=1.5, label="Weidmann (1993)")
     if len(tx):
         ax.plot(tx, tv_, "o", color="C0", ms=7, label="throng")
