@@ -632,8 +632,9 @@ def main():
             notes.append("- JuPedSim `%s`: stopped `%s` at t = %s s with %s of %s agents out (a freeze: nobody moved "
                          "for 60 s)" % (tag, s.get("stopped"), fmt(s.get("time"), 1), s.get("evacuated"), s.get("agents"))
                          if s.get("stopped") == "stalled" else
-                         "- JuPedSim `%s`: stopped `%s` at t = %s s with %s of %s agents out" %
-                         (tag, s.get("stopped"), fmt(s.get("time"), 1), s.get("evacuated"), s.get("agents")))
+                         "- JuPedSim `%s`: did not drain: %s of %s agents out at the time limit, t = %s s (a jam "
+                         "that the runner's freeze detector, mean speed < 0.01 m/s for 60 s, does not call a freeze)" %
+                         (tag, s.get("evacuated"), s.get("agents"), fmt(s.get("time"), 1)))
     for case, q in sorted((J or {}).items()):
         if isinstance(q, dict) and "not_run" in q:
             notes.append("- JuPedSim %s: not run (%s)" % (case, q["not_run"]))
@@ -671,8 +672,8 @@ def main():
         md.append("![%s](%s)" % (os.path.basename(p), rel(p)))
         md.append("")
     md += ["## Notes", ""] + (notes or ["- none"]) + [""]
-    md += ["## Runs", "", "- throng: `%s` (log `%s`)" % (" ".join(os.path.relpath(x, ROOT) if x.startswith(ROOT) else x
-                                                                  for x in suite.cmd), os.path.relpath(suite.logf, ROOT)
+    md += ["## Runs", "", "- throng: `%s` (log `%s`)" % (" ".join(["python"] + [os.path.relpath(x, ROOT) if x.startswith(ROOT)
+                                                                            else x for x in suite.cmd[1:]]), os.path.relpath(suite.logf, ROOT)
                                                         if suite.logf.startswith(ROOT) else suite.logf)]
     if J is not None:
         md.append("- JuPedSim: `jupedsim_run.py configs/validation/CASE.yaml --out DIR [--set ...] [--max-time ...] "
