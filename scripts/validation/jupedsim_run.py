@@ -4,12 +4,19 @@
     jupedsim_run.py SCENARIO.yaml --out DIR [--model collision_free_speed|anticipation_velocity]
                     [--seed N] [--start TRAJ0.csv] [--set KEY=VALUE ...] [--frame-every SECONDS]
                     [--max-time SECONDS] [--exit-margin METRES] [--stall SECONDS] [--overwrite]
+                    [--throng PATH]
 
 The second simulator of throng's validation report: the same scenario file,
 the same people (throng's per-agent random draws are reproduced: same seed,
 same ids, same speeds, radii and pre-movement times; `--start` takes throng's
 very start positions too), and the same output files, so that one analysis
 measures both. See scripts/validation/README.md for what is supported.
+
+A scenario with `model.preset` (e.g. `model: {preset: pedestrian}`) takes the
+preset's defaults for what the runner uses (the agents' radius and speed,
+`model.radius_scale` in placement) from throng's own table, the "### Model
+presets" section of `throng schema`: the throng executable is --throng PATH, else
+$THRONG, else build/bin/throng (in the current directory, then in the repository).
 
 Exit status: 0 done, 1 failed (I/O, JuPedSim error), 2 bad or unsupported input.
 """
@@ -21,6 +28,7 @@ import math
 import os
 import re
 import shutil
+import subprocess
 import sys
 import time
 
@@ -109,6 +117,12 @@ def draw_normal(seed, ident, stream, mean, sd, lo, hi):
 
 
 # ---- the scenario ---------------------------------------------------------------
+
+# The keys the runner uses and their values without a preset (the table's `paper` column,
+# which is throng's schema default). A preset's column gives them other defaults.
+PRESET_KEYS = {"model.radius_scale": 1.05, "agents[].agent_radius.min": 0.5, "agents[].agent_radius.max": 0.5,
+               "agents[].speed.mean": 1.4, "agents[].speed.spread": 0.1}
+_PRESET_TABLE = {}
 
 RIMEA = {"under_30": (0.58, 1.61), "30_to_50": (1.41, 1.54), "over_50": (0.68, 1.41), "impaired": (0.46, 0.76)}
 
@@ -309,14 +323,16 @@ def read_exits(src, scen, area):
     return exits
 
 
-def read_dist(src, key, v, kind):
+def read_dist(src, key, v, kind, defaults=PRESET_KEYS):
     """speed / agent_radius / premovement -> ('const', a) | ('uniform', lo, hi) | ('spread', mean, spread)
-    | ('normal', mean, sd, lo, hi), as throng reads them."""
+    | ('normal', mean, sd, lo, hi), as throng reads them; `defaults` (PRESET_KEYS' keys) are the
+    block defaults of the scenario's model preset."""
+    d_mean, d_spread = defaults["agents[].speed.mean"], defaults["agents[].speed.spread"]
     if v is None:
         if kind == "speed":
-            return ("spread", 1.4, 0.1)
+            return ("spread", d_mean, min(d_spread, d_mean))
         if kind == "agent_radius":
-            return ("uniform", 0.5, 0.5)
+            return ("uniform", defaults["agents[].agent_radius.min"], defaults["agents[].agent_radius.max"])
         return ("const", 0.0)
     if not isinstance(v, dict):
         x = number(src, key, v, lo=0, positive=(kind == "agent_radius"))
@@ -342,13 +358,13 @@ def read_dist(src, key, v, kind):
             bad(src, key, "needs min <= mean <= max")
         return ("normal", mean, sd, lo, hi)
     if kind == "speed":
-        mean = number(src, f"{key}.mean", v.get("mean", 1.4), lo=0)
+        mean = number(src, f"{key}.mean", v.get("mean", d_mean), lo=0)
         if "spread" in v:
             spread = number(src, f"{key}.spread", v["spread"], lo=0)
             if spread > mean:
                 bad(src, f"{key}.spread", "must not exceed mean")
         else:
-            spread = min(0.1, mean)
+            spread = min(d_spread, mean)  # throng: the default spread, never above the mean
         return ("spread", mean, spread)
     if "min" not in v or "max" not in v:
         bad(src, key, "the map needs both min and max")
@@ -476,7 +492,81 @@ def block_positions(src, key, blk, seed, first_id, dist_radius, scale):
     bad(src, f"{key}.layout", f"expected grid, random, polygon or circle, got {layout!r}")
 
 
-def read_scenario(path, sets, seed_override):
+# ---- model presets (throng's table, from `throng schema`) -------------------------
+
+
+def throng_executable(given=None):
+    """--throng PATH, else $THRONG, else build/bin/throng (here, then in the repository)."""
+    if given:
+        return given
+    if os.environ.get("THRONG"):
+        return os.environ["THRONG"]
+    here = os.path.join("build", "bin", "throng")
+    if os.path.exists(here):
+        return here
+    repo = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", here))
+    return repo if os.path.exists(repo) else here
+
+
+def preset_table(throng, src="throng"):
+    """{preset: {key: value}} from the "### Model presets" markdown table of `throng schema`
+    (| key | paper | pedestrian |, keys in backquotes); values as YAML scalars."""
+    if throng in _PRESET_TABLE:
+        return _PRESET_TABLE[throng]
+    how = ("build throng (cmake -S . -B build && cmake --build build), or give its path with --throng PATH "
+           "or the THRONG environment variable")
+    try:
+        p = subprocess.run([throng, "schema"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError) as e:
+        raise InputError(f"{PROG}: {src}: model.preset: cannot run '{throng} schema' to read throng's preset table "
+                         f"({e}); {how}")
+    if p.returncode != 0:
+        raise InputError(f"{PROG}: {src}: model.preset: '{throng} schema' exited {p.returncode}: "
+                         f"{p.stderr.strip()[:300]}; {how}")
+    lines = p.stdout.splitlines()
+    try:
+        k = next(i for i, ln in enumerate(lines) if ln.strip().lower() == "### model presets")
+    except StopIteration:
+        raise InputError(f"{PROG}: {src}: model.preset: '{throng} schema' has no \"### Model presets\" table "
+                         f"(a throng without presets?)")
+    rows = []
+    for ln in lines[k + 1:]:
+        if ln.startswith("#"):
+            break
+        if ln.strip().startswith("|"):
+            rows.append([c.strip() for c in ln.strip().strip("|").split("|")])
+        elif rows and ln.strip():
+            break
+    if len(rows) < 3 or rows[0][0].lower() != "key":
+        raise InputError(f"{PROG}: {src}: model.preset: cannot read the \"### Model presets\" table of '{throng} schema'")
+    names = rows[0][1:]
+    table = {n: {} for n in names}
+    for r in rows[2:]:
+        key = r[0].strip("`")
+        for n, v in zip(names, r[1:]):
+            table[n][key] = yaml.safe_load(v)
+    _PRESET_TABLE[throng] = table
+    return table
+
+
+def preset_defaults(src, scen, throng):
+    """The runner's defaults (PRESET_KEYS) under the scenario's model.preset."""
+    model = scen.get("model")
+    preset = model.get("preset") if isinstance(model, dict) else None
+    d = dict(PRESET_KEYS)
+    if preset is None:
+        return d, None
+    table = preset_table(throng_executable(throng), src)
+    if str(preset) not in table:
+        bad(src, "model.preset", f"throng's preset table has {', '.join(table)}, not {preset!r}")
+    col = table[str(preset)]
+    for k in d:
+        if k in col:
+            d[k] = number(src, f"model.preset {preset}: {k}", col[k])
+    return d, str(preset)
+
+
+def read_scenario(path, sets, seed_override, throng=None):
     src = path
     try:
         with open(path) as f:
@@ -511,7 +601,9 @@ def read_scenario(path, sets, seed_override):
     dt_throng = number(src, "time.dt", t.get("dt", 1 / 48), positive=True)
     steps = int(t.get("steps", 1000))
     seed = int(scen.get("seed", 1))
-    scale = number(src, "model.radius_scale", (scen.get("model") or {}).get("radius_scale", 1.05), lo=1)
+    defaults, preset = preset_defaults(src, scen, throng)
+    scale = number(src, "model.radius_scale",
+                   (scen.get("model") or {}).get("radius_scale", defaults["model.radius_scale"]), lo=1)
 
     area = read_walkable(src, scen, os.path.dirname(os.path.abspath(path)))
     cut, drawn_obstacles = read_obstacles(src, scen)
@@ -541,16 +633,17 @@ def read_scenario(path, sets, seed_override):
         out_blocks.append({
             "name": str(blk.get("name", f"block{b}")),
             "group": int(blk.get("group", b)),
-            "speed": read_dist(src, f"{key}.speed", blk.get("speed"), "speed"),
-            "radius": read_dist(src, f"{key}.agent_radius", blk.get("agent_radius"), "agent_radius"),
-            "premove": read_dist(src, f"{key}.premovement", blk.get("premovement"), "premovement"),
+            "speed": read_dist(src, f"{key}.speed", blk.get("speed"), "speed", defaults),
+            "radius": read_dist(src, f"{key}.agent_radius", blk.get("agent_radius"), "agent_radius", defaults),
+            "premove": read_dist(src, f"{key}.premovement", blk.get("premovement"), "premovement", defaults),
             "jitter": number(src, f"{key}.jitter", blk.get("jitter", 0), lo=0),
             "exit": route,
             "raw": blk,
             "key": key,
         })
     return {"src": src, "name": str(scen.get("name") or os.path.splitext(os.path.basename(path))[0]),
-            "seed": seed, "steps": steps, "dt_throng": dt_throng, "scale": scale, "area": area, "walk": walk,
+            "seed": seed, "steps": steps, "dt_throng": dt_throng, "scale": scale, "preset": preset,
+            "area": area, "walk": walk,
             "obstacles": drawn_obstacles, "exits": exits, "blocks": out_blocks}
 
 
@@ -674,7 +767,7 @@ def path_length_to(engine, frm, target_poly):
 
 def run(args):
     t_wall = time.time()
-    sc = read_scenario(args.scenario, args.set or [], args.seed)
+    sc = read_scenario(args.scenario, args.set or [], args.seed, args.throng)
     agents = make_agents(sc, args.start)
     max_time = args.max_time if args.max_time is not None else sc["steps"] * sc["dt_throng"]
     margin = args.exit_margin if args.exit_margin is not None else float(f"{max(a[4] for a in agents):.7g}")
@@ -864,6 +957,7 @@ def run(args):
         "model": args.model,
         "scenario": sc["name"],
         "scenario_file": os.path.abspath(args.scenario),
+        "preset": sc["preset"],
         "start": os.path.abspath(args.start) if args.start else None,
         "seed": sc["seed"],
         "dt": DT,
@@ -918,6 +1012,9 @@ def main(argv=None):
     ap.add_argument("--stall", type=float, default=60.0, metavar="SECONDS",
                     help="stop when every agent is released, nobody leaves and the mean speed stays below 0.01 m/s "
                          "for this long (a freeze; 0: never; default %(default)s)")
+    ap.add_argument("--throng", metavar="PATH",
+                    help="throng executable whose `throng schema` gives the model presets' defaults (for a "
+                         "scenario with model.preset; default $THRONG, else build/bin/throng)")
     ap.add_argument("--overwrite", action="store_true", help="replace an earlier jupedsim_run.py output in DIR")
     args = ap.parse_args(argv)
     if not args.frame_every > 0:
