@@ -570,6 +570,9 @@ def main():
                     help="throng executable (default $THRONG, else build/bin/throng)")
     ap.add_argument("--docs", default=os.path.join(ROOT, "docs", "validation"), metavar="DIR",
                     help="where the figures and results.md go (default docs/validation)")
+    ap.add_argument("--jupedsim-from", metavar="DIR",
+                    help="take JuPedSim's results from an earlier report's output folder (its jupedsim.json) instead "
+                    "of running JuPedSim again: they do not depend on throng's model, only on the scenarios")
     ap.add_argument("--jupedsim-python", metavar="PY", help="python with jupedsim (default: this one, else "
                     ".venv-validation/bin/python)")
     a = ap.parse_args()
@@ -590,7 +593,9 @@ def main():
 
     py, jver = (None, None)
     jnote = "not run (--no-jupedsim)"
-    if not a.no_jupedsim:
+    if a.jupedsim_from:
+        pass
+    elif not a.no_jupedsim:
         py, jver = find_jupedsim_python(a.jupedsim_python)
         if py is None:
             log(INSTALL)
@@ -606,9 +611,17 @@ def main():
         log("[jupedsim] JuPedSim %s with %s: collision-free speed model, default options" % (jver, py))
         J, jfail = run_jupedsim(a, py)
         jwall = J.pop("_wall")
+        J["_version"] = jver
         log("[jupedsim] done in %.0f s; waiting for throng" % jwall)
         with open(os.path.join(a.out, "jupedsim.json"), "w") as fh:
             json.dump(J, fh, indent=1, default=lambda o: o.item() if hasattr(o, "item") else str(o))
+        J.pop("_version", None)
+    if a.jupedsim_from:
+        src = os.path.join(os.path.abspath(a.jupedsim_from), "jupedsim.json")
+        with open(src) as fh:
+            J = json.load(fh)
+        jver = J.pop("_version", None) or "1.4 (results of %s)" % os.path.relpath(src, ROOT)
+        log("[jupedsim] results taken from %s" % src)
     T = suite.wait()
     log("[throng] check_validation.py exited %d after %.0f s" % (suite.rc, suite.wall))
     failures = list(jfail)

@@ -83,24 +83,6 @@ THR_HD float thr_navfield_value(const thr_navfield_view *v, thr_vec2 x) {
   return (1.0f - q.fy) * lo + q.fy * hi;
 }
 
-/* The interpolant over the finite nodes of the four around x, their
- * bilinear weights renormalised: finite beside a wall, where
- * thr_navfield_value is not (an agent's progress along its way, compared
- * with its neighbours'). +INFINITY when no node with weight is finite. */
-THR_HD float thr_navfield_value_near(const thr_navfield_view *v, thr_vec2 x) {
-  thr_navfield_quad q;
-  thr_navfield_quad_at(v, x, &q);
-  float w[4] = {(1.0f - q.fx) * (1.0f - q.fy), q.fx * (1.0f - q.fy), (1.0f - q.fx) * q.fy, q.fx * q.fy};
-  float t[4] = {q.t00, q.t10, q.t01, q.t11};
-  float sum = 0.0f, wsum = 0.0f;
-  for (int k = 0; k < 4; ++k)
-    if (thr_navfield_finite(t[k]) && w[k] > 0.0f) {
-      sum += w[k] * t[k];
-      wsum += w[k];
-    }
-  return wsum > 0.0f ? sum / wsum : HUGE_VALF;
-}
-
 /* (gx, gy) scaled to unit length into *dir; 0 when it is zero or not
  * finite (a position far out or not a number). Divided by its largest
  * component first, so that tiny gradients do not underflow. */
@@ -120,27 +102,6 @@ THR_HD int thr_navfield_unit(float gx, float gy, thr_vec2 *dir) {
 THR_HD int thr_navfield_descent_bilinear(const thr_navfield_quad *q, thr_vec2 *dir) {
   float gx = (1.0f - q->fy) * (q->t10 - q->t00) + q->fy * (q->t11 - q->t01);
   float gy = (1.0f - q->fx) * (q->t01 - q->t00) + q->fx * (q->t11 - q->t10);
-  return thr_navfield_unit(-gx, -gy, dir);
-}
-
-/* Descent in a quad with some nodes not finite (beside a wall): the x
- * component from the rows whose two nodes are finite, the y component from
- * such columns, each weighted as in the bilinear gradient; a component that
- * no row (column) gives is 0, so an agent beside a wall walks along it
- * rather than diagonally off it. Returns 0 when the descent so found is
- * shorter than half a node spacing's worth (|grad T| < 1/2: the way does not
- * run along the wall), for the cell-wise descent below to decide. */
-THR_HD int thr_navfield_descent_partial(const thr_navfield_quad *q, float h, thr_vec2 *dir) {
-  int f00 = thr_navfield_finite(q->t00), f10 = thr_navfield_finite(q->t10);
-  int f01 = thr_navfield_finite(q->t01), f11 = thr_navfield_finite(q->t11);
-  float gx = 0.0f, wx = 0.0f, gy = 0.0f, wy = 0.0f;
-  if (f00 && f10) gx += (1.0f - q->fy) * (q->t10 - q->t00), wx += 1.0f - q->fy;
-  if (f01 && f11) gx += q->fy * (q->t11 - q->t01), wx += q->fy;
-  if (f00 && f01) gy += (1.0f - q->fx) * (q->t01 - q->t00), wy += 1.0f - q->fx;
-  if (f10 && f11) gy += q->fx * (q->t11 - q->t10), wy += q->fx;
-  gx = wx > 0.0f ? gx / wx : 0.0f;
-  gy = wy > 0.0f ? gy / wy : 0.0f;
-  if (!(gx * gx + gy * gy >= 0.25f * h * h)) return 0;
   return thr_navfield_unit(-gx, -gy, dir);
 }
 
@@ -173,18 +134,13 @@ THR_HD int thr_navfield_descent_cells(const thr_navfield_view *v, thr_vec2 x, th
 
 /* The unit direction of steepest descent of the field at x into *dir:
  * minus the gradient of the bilinear interpolant where the four nodes
- * around x are finite (and the gradient is not zero); beside a wall the
- * partial descent along it; else the cell-wise descent above. Returns 1, or 0 when there is no direction (an unreachable
+ * around x are finite (and the gradient is not zero), else the cell-wise
+ * descent above. Returns 1, or 0 when there is no direction (an unreachable
  * place, or inside a target). */
 THR_HD int thr_navfield_direction(const thr_navfield_view *v, thr_vec2 x, thr_vec2 *dir) {
   thr_navfield_quad q;
-  if (thr_navfield_quad_at(v, x, &q)) {
-    if (thr_navfield_quad_finite(&q)) {
-      if (thr_navfield_descent_bilinear(&q, dir)) return 1;
-    } else if (thr_navfield_descent_partial(&q, v->h, dir)) {
-      return 1;
-    }
-  }
+  if (thr_navfield_quad_at(v, x, &q) && thr_navfield_quad_finite(&q) && thr_navfield_descent_bilinear(&q, dir))
+    return 1;
   return thr_navfield_descent_cells(v, x, dir);
 }
 
