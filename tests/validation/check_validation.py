@@ -5,7 +5,7 @@ configs/validation/make_validation.py generates, measured with
 scripts/validation/measure.py and judged by the criteria of
 docs/testing.md ("Validation tests"; the numbers are in CRITERIA below).
 
-Usage: check_validation.py THRONG CASE [--full] [--json FILE] [--keep DIR]
+Usage: check_validation.py THRONG CASE [--full] [--json FILE] [--keep DIR] [--set KEY=VALUE]...
 
 CASE is one of the cases below or `all`. Each prints what it measured in one table
 and exits 0 when every criterion holds, 1 otherwise, 77 when it cannot run here
@@ -158,6 +158,8 @@ class Runner:
         that line: a permanent clog (the outputs end there)."""
         out = os.path.join(self.tmp, "out", tag)
         cmd = [self.a.throng, "run", os.path.join(self.dir, scenario), "--out", out, "--quiet"] + list(extra)
+        for kv in self.a.set or []:
+            cmd += ["--set", kv]
         env = dict(os.environ, OMP_NUM_THREADS="1")
         t0 = time.time()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -520,6 +522,9 @@ def main():
     ap.add_argument("--full", action="store_true", help="full sizes instead of the CI sizes")
     ap.add_argument("--json", help="write the measurements and verdicts to this JSON file")
     ap.add_argument("--keep", help="keep the run outputs in this directory")
+    ap.add_argument("--set", action="append", metavar="KEY=VALUE",
+                    help="a scenario override for every run (throng run --set), e.g. to calibrate a parameter "
+                    "(scripts/validation/calibrate.py)")
     a = ap.parse_args()
     cases = CASES if a.case == "all" else [c for c in CASES if c.__name__ == a.case]
     with tempfile.TemporaryDirectory(prefix="throng-validation-") as tmp:
