@@ -611,16 +611,19 @@ def main():
         log("[jupedsim] JuPedSim %s with %s: collision-free speed model, default options" % (jver, py))
         J, jfail = run_jupedsim(a, py)
         jwall = J.pop("_wall")
-        J["_version"] = jver
+        J["_version"], J["_wall"] = jver, jwall
         log("[jupedsim] done in %.0f s; waiting for throng" % jwall)
         with open(os.path.join(a.out, "jupedsim.json"), "w") as fh:
             json.dump(J, fh, indent=1, default=lambda o: o.item() if hasattr(o, "item") else str(o))
         J.pop("_version", None)
+        J.pop("_wall", None)
     if a.jupedsim_from:
         src = os.path.join(os.path.abspath(a.jupedsim_from), "jupedsim.json")
         with open(src) as fh:
             J = json.load(fh)
-        jver = J.pop("_version", None) or "1.4 (results of %s)" % os.path.relpath(src, ROOT)
+        jver = "%s (the results of an earlier run, %s)" % (J.pop("_version", None) or "1.4",
+                                                          os.path.relpath(os.path.dirname(src), ROOT))
+        jwall = J.pop("_wall", None)
         log("[jupedsim] results taken from %s" % src)
     T = suite.wait()
     log("[throng] check_validation.py exited %d after %.0f s" % (suite.rc, suite.wall))
@@ -639,6 +642,8 @@ def main():
 
     # results.md
     cmd = "python scripts/validation/report.py" + (" --quick" if a.quick else "") + (" --no-jupedsim" if a.no_jupedsim else "")
+    if a.jupedsim_from:
+        cmd += " --jupedsim-from %s" % os.path.relpath(os.path.abspath(a.jupedsim_from), ROOT)
     notes = []
     for tag, s in sorted(jruns.items()):
         if s.get("stopped") != "all_left" and not tag.startswith(("fd-", "rimea07")):
