@@ -455,6 +455,22 @@ def text_table(rows):
 
 # ---- figures ---------------------------------------------------------------------------------
 
+def finish_figure(fig, ax, xlabel, ylabel, xlim, ylim, title, path, fontsize=8, loc="best"):
+    """Labels, limits, grid and legend of a report figure; saves it to path and returns path."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_xlim(*xlim)
+    ax.set_ylim(*ylim)
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=fontsize, loc=loc)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    return path
+
+
 def figures(T, J, docs):
     import matplotlib
     matplotlib.use("Agg")
@@ -482,18 +498,8 @@ def figures(T, J, docs):
         ax.plot(tx, tv_, "o", color="C0", ms=7, label="throng")
     if len(jx):
         ax.plot(jx, jv_, "s", color="C1", ms=6, mfc="none", mew=1.6, label="JuPedSim 1.4 (collision-free speed)")
-    ax.set_xlabel("density ρ [1/m²]")
-    ax.set_ylabel("mean speed v [m/s]")
-    ax.set_xlim(0, 5.5)
-    ax.set_ylim(0, 1.6)
-    ax.set_title("Fundamental diagram: 3 m corridor, 4 m × 3 m area")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    p = os.path.join(docs, "fd_speed.png")
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    made.append(p)
+    made.append(finish_figure(fig, ax, "density ρ [1/m²]", "mean speed v [m/s]", (0, 5.5), (0, 1.6),
+                              "Fundamental diagram: 3 m corridor, 4 m × 3 m area", os.path.join(docs, "fd_speed.png")))
     # flow
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     ax.axhspan(*C["fd_peak_flow"], color="0.9", label="peak criterion %g–%g /(m s)" % C["fd_peak_flow"])
@@ -502,18 +508,8 @@ def figures(T, J, docs):
         ax.plot(tx, tx * tv_, "o", color="C0", ms=7, label="throng")
     if len(jx):
         ax.plot(jx, jx * jv_, "s", color="C1", ms=6, mfc="none", mew=1.6, label="JuPedSim 1.4")
-    ax.set_xlabel("density ρ [1/m²]")
-    ax.set_ylabel("specific flow Js = ρ v [1/(m s)]")
-    ax.set_xlim(0, 5.5)
-    ax.set_ylim(0, 2.0)
-    ax.set_title("Specific flow vs density")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    p = os.path.join(docs, "fd_flow.png")
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    made.append(p)
+    made.append(finish_figure(fig, ax, "density ρ [1/m²]", "specific flow Js = ρ v [1/(m s)]", (0, 5.5), (0, 2.0),
+                              "Specific flow vs density", os.path.join(docs, "fd_flow.png")))
     # bottleneck
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     b = np.linspace(0, 2.8, 50)
@@ -536,18 +532,9 @@ def figures(T, J, docs):
         if q.get("slope") is not None and not math.isnan(q["slope"]):
             ax.plot(b, q["intercept"] + q["slope"] * b, "-", color=col, lw=1,
                     label="%s fit: %.2f + %.2f·b, R² %.3f" % (name, q["intercept"], q["slope"], q["r2"]))
-    ax.set_xlabel("door width b [m]")
-    ax.set_ylabel("steady flow J [1/s]")
-    ax.set_xlim(0, 2.8)
-    ax.set_ylim(0, 6.5)
-    ax.set_title("Bottleneck: 10 m × 8 m room, flow through the door")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7.5, loc="upper left")
-    fig.tight_layout()
-    p = os.path.join(docs, "bottleneck.png")
-    fig.savefig(p, dpi=120)
-    plt.close(fig)
-    made.append(p)
+    made.append(finish_figure(fig, ax, "door width b [m]", "steady flow J [1/s]", (0, 2.8), (0, 6.5),
+                              "Bottleneck: 10 m × 8 m room, flow through the door",
+                              os.path.join(docs, "bottleneck.png"), fontsize=7.5, loc="upper left"))
     return made
 
 
