@@ -299,8 +299,9 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
            sc->n_lines, sc->map_every ? "sampled" : "off:", sc->map_every, (double)sc->map_cell);
   char preset[32];
   printf("  model      preset %s\n", thr_key_choice(thr_schema_find("model.preset"), sc->preset, preset, sizeof preset));
-  printf("  headway    %s (time gap %g s, min gap %g m, width %g, range %g m)\n", p->headway_on ? "on" : "off",
-         (double)p->hw_time_gap, (double)p->hw_min_gap, (double)p->hw_width, (double)p->hw_range);
+  printf("  headway    %s (time gap %g s, min gap %g m, anticipation %g s, width %g, range %g m)\n",
+         p->headway_on ? "on" : "off", (double)p->hw_time_gap, (double)p->hw_min_gap, (double)p->hw_anticipation,
+         (double)p->hw_width, (double)p->hw_range);
   printf("  solver     %d stability + %d iterations, omega %g, radius scale %g\n", p->stability_iterations,
          p->solver_iterations, (double)p->omega, (double)p->radius_scale);
   printf("  contact    %s, friction %s (mu_s %g, mu_k %g)\n", p->contact_on ? "on" : "off",

@@ -35,7 +35,7 @@ typedef struct thr_params {
   /* speed-density relation: a time-gap (headway) law in the planning of
    * Algorithm 1 (docs/decisions/0004-pedestrian-model.md) */
   int headway_on;
-  float hw_time_gap; /* T: the preferred speed is at most (gap - g0)/T [s] */
+  float hw_time_gap; /* T: speed v0 (1 - exp(-(gap - g0) / (v0 T))), (gap - g0)/T close up [s] */
   float hw_min_gap;  /* g0: the gap at which an agent stands still [m] */
   float hw_anticipation; /* neighbours are taken where they will be this much later [s] */
   float hw_width;    /* neighbours within width * (ri + rj) of the path count */

@@ -551,8 +551,8 @@ int thr_config_read_preset_value(const thr_preset_value *pv, void *obj, char *er
 static void apply_preset(int preset, int at, void *obj) {
   for (size_t i = 0; i < thr_preset_values_len; ++i) {
     const thr_preset_value *pv = &thr_preset_values[i];
-    const thr_key *k = thr_schema_find(pv->path);
-    if (pv->preset == preset && k && k->field.at == at) thr_config_read_preset_value(pv, obj, NULL, 0);
+    const thr_key *k = pv->preset == preset ? thr_schema_find(pv->path) : NULL;
+    if (k && k->field.at == at) read_text(k, pv->value, "the preset table", obj, NULL, 0);
   }
 }
 
@@ -2105,8 +2105,7 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
     return fail(c, root, "", "expected a map of keys (name, world, agents, ...) at the top level, got %s",
                 got(root, g));
   if (check_keys(c, root, "") || read_preset(c, root) || read_top_scalars(c, root) || read_sections(c, root) ||
-      read_geometry(c, root) ||
-      read_world(c, root))
+      read_geometry(c, root) || read_world(c, root))
     return -1;
   if (read_goals(c, root) || read_obstacles(c, root) || read_exits(c, root) || read_stages(c, root) ||
       read_journeys(c, root))

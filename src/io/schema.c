@@ -120,8 +120,8 @@ const thr_key thr_schema[] = {
     {.path = "headway", .type = MAP,
      .meaning = "speed–density relation: the time-gap law in the planning step (docs/decisions/0004)"},
     {.path = "headway.enabled", .type = BOOL, .def = "false", PRM(headway_on, INT),
-     .meaning = "limit the preferred speed to (gap − min_gap)/time_gap, gap = the free distance to the nearest "
-                "agent ahead on the agent's path"},
+     .meaning = "limit the preferred speed v0 to v0 (1 − exp(−(gap − min_gap)/(v0 time_gap))), gap = the free "
+                "distance to the nearest agent ahead on the agent's path (below)"},
     {.path = "headway.time_gap", .type = NUMBER, .range = GT0, .def = "1.0", PRM(hw_time_gap, FLOAT),
      .meaning = "time gap T [s]: lower walks closer and faster in a crowd"},
     {.path = "headway.min_gap", .type = NUMBER, .range = GE0, .def = "0", PRM(hw_min_gap, FLOAT),
@@ -133,8 +133,7 @@ const thr_key thr_schema[] = {
      .meaning = "a neighbour ahead counts when its centre lies within width × (sum of the two radii) of the "
                 "agent's path; below 1, one that only grazes the agent's shoulder is passed, not followed"},
     {.path = "headway.range", .type = NUMBER, .range = GT0, .def = "2.0", PRM(hw_range, FLOAT),
-     .meaning = "agents further than this (centre to centre) never slow an agent [m]; speeds above "
-                "(range − body widths − min_gap)/T are not limited"},
+     .meaning = "agents further than this (centre to centre) never slow an agent [m]"},
 
     {.path = "contact", .type = MAP, .meaning = "frictional contact (§4.2)"},
     {.path = "contact.enabled", .type = BOOL, .def = "true", PRM(contact_on, INT),

@@ -95,7 +95,9 @@ THR_HD float thr_plan_potential(const thr_ctx *c, const thr_plan *pl, thr_vec2 x
  * the agent's own way (lower potential; equal: lower id). That order is
  * strict, so two agents never wait for each other. Re-predicts x* with the
  * limited preferred velocity; an agent that is not slowed keeps the x* of
- * the prediction bit for bit. */
+ * the prediction bit for bit. The plan is computed again here rather than
+ * kept from the prediction: migration between the two passes carries only
+ * the agents' state. */
 THR_HD thr_vec2 thr_agent_headway(const thr_ctx *c, const thr_agents *a, int i) {
   const thr_params *prm = &c->prm;
   thr_plan pl = thr_agent_plan(c, a, i);
