@@ -569,7 +569,11 @@ def fig_exits(ctx):
     a1.set_title("Exits: agents out and flow")
     a1.set_ylim(bottom=0)
     a1.grid(True, alpha=0.3)
-    a1.legend(title="exit (total)", loc="upper left", framealpha=0.9)
+    if len(names) <= 8:
+        a1.legend(title="exit (total)", loc="upper left", framealpha=0.9)
+    else:  # beside the plots, in columns of 16: inside, a stadium's 28 exits covered both panels
+        a1.legend(title="exit (total)", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7.5,
+                  ncol=(len(names) + 15) // 16, framealpha=0.9)
     a2.set_ylabel(f"flow [1/s], {window:.3g} s average")
     a2.set_xlabel("time [s]")
     a2.set_ylim(bottom=0)
