@@ -49,7 +49,30 @@ function(throng_not_yet option what)
     message(STATUS "${option}=AUTO: ${what} is not part of this version yet (docs/status.md); building without it")
   endif()
 endfunction()
+# HDF5: trajectories (the Jülich archive layout, XDMF sidecar) and
+# checkpoints. Parallel HDF5 (Debian: libhdf5-openmpi-dev, what ParaView's
+# package links) lets every rank write its own rows; a serial HDF5 (the GPU
+# machine has only that) works too: rank 0 then writes what the ranks send it.
 set(THRONG_HAVE_HDF5 OFF)
-throng_not_yet(THRONG_HDF5 "the HDF5 trajectory and checkpoint writer")
+set(THRONG_HDF5_PARALLEL OFF)
+if(NOT THRONG_HDF5 STREQUAL "OFF")
+  set(HDF5_PREFER_PARALLEL ON)
+  find_package(HDF5 COMPONENTS C QUIET)
+  if(HDF5_FOUND)
+    set(THRONG_HAVE_HDF5 ON)
+    set(THRONG_HDF5_PARALLEL ${HDF5_IS_PARALLEL})
+    add_library(throng_hdf5 INTERFACE)
+    target_include_directories(throng_hdf5 SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
+    target_link_libraries(throng_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
+    target_compile_definitions(throng_hdf5 INTERFACE ${HDF5_C_DEFINITIONS} ${HDF5_DEFINITIONS})
+    message(STATUS "THRONG_HDF5: HDF5 ${HDF5_VERSION} (parallel: ${HDF5_IS_PARALLEL})")
+  elseif(THRONG_HDF5 STREQUAL "ON")
+    message(FATAL_ERROR "THRONG_HDF5=ON but HDF5 was not found: install libhdf5-openmpi-dev (parallel) or "
+                        "libhdf5-dev (serial), or pass -DHDF5_ROOT=...")
+  else()
+    message(STATUS "THRONG_HDF5=AUTO: HDF5 not found (install libhdf5-openmpi-dev); building without HDF5 "
+                   "output and checkpoints")
+  endif()
+endif()
 set(THRONG_HAVE_CATALYST OFF)
 throng_not_yet(THRONG_CATALYST "the ParaView Catalyst adaptor")

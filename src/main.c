@@ -1,7 +1,7 @@
 /* The `throng` command line: run, check, report, info, schema (docs/user-guide.md).
  * Exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 the
- * state became non-finite, 128 + N stopped by signal N (src/run.h). */
-#define _POSIX_C_SOURCE 200809L /* execvp, readlink */
+ * state became non-finite, 75 checkpointed on SIGTERM/SIGUSR1, 128 + N stopped by signal N (src/run.h). */
+#define _XOPEN_SOURCE 700 /* execvp, readlink, realpath */
 #include <errno.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -15,9 +15,11 @@
 #include "core/populate.h"
 #include "core/routes.h"
 #include "core/sim.h"
+#include "io/checkpoint.h"
 #include "io/config.h"
 #include "io/output.h"
 #include "io/schema.h"
+#include "io/trajectory.h"
 #include "io/yamltree.h"
 #include "run.h"
 
@@ -38,13 +40,15 @@ static void usage(FILE *f) {
           "       throng --help | --version\n"
           "\n"
           "run options:\n"
-          "  --steps N           number of steps (default: the scenario's time.steps)\n"
+          "  --steps N           run until step N (default: the scenario's time.steps)\n"
           "  --out DIR           output directory (default: output.dir, or out/<name>)\n"
           "  --no-output         write no output directory (metrics, trajectories, run.json)\n"
           "  --overwrite         replace the outputs of an earlier run in the output directory\n"
           "  --set KEY=VALUE     override a scenario key, e.g. --set solver.iterations=8 (repeatable)\n"
           "  --final-state FILE  write every agent as id,x,y,vx,vy (sorted by id, hexadecimal floats)\n"
           "  --backend NAME      cpu or cuda (default: cuda when built with it and a GPU is present)\n"
+          "  --restart FILE      continue from a checkpoint (OUTDIR/checkpoints/latest.h5) on any rank\n"
+          "                      count; the outputs go to a new output directory\n"
           "  --timing            synchronise the backend around phases for exact per-phase times\n"
           "  --quiet             no progress line and no summary\n"
           "\n"
@@ -55,7 +59,9 @@ static void usage(FILE *f) {
           "\n"
           "Under MPI (mpirun -n P throng run ...) one simulation is split over P ranks.\n"
           "Exit status: 0 done, 1 runtime failure, 2 bad input, 3 the state became non-finite,\n"
-          "128+N stopped by signal N (SIGINT, SIGTERM: outputs end with the last completed step).\n"
+          "75 stopped by SIGTERM or SIGUSR1 after writing a checkpoint (restart from it),\n"
+          "128+N stopped by signal N (SIGINT; SIGTERM without an output directory); outputs\n"
+          "end with the last completed step.\n"
           "Docs: docs/user-guide.md, scenario keys: docs/configuration.md\n");
 }
 
@@ -84,6 +90,7 @@ typedef struct cli {
   int no_output;
   const char *final_state;
   const char *backend;
+  const char *restart;
   int quiet, timing, overwrite;
 } cli;
 
@@ -111,7 +118,8 @@ static int parse_cli(int argc, char **argv, cli *c) {
     const char *a = argv[k];
     const char *val = k + 1 < argc ? argv[k + 1] : NULL;
     int takes_value = !strcmp(a, "--set") || (is_run && (!strcmp(a, "--steps") || !strcmp(a, "--out") ||
-                                                         !strcmp(a, "--final-state") || !strcmp(a, "--backend")));
+                                                         !strcmp(a, "--final-state") || !strcmp(a, "--backend") ||
+                                                         !strcmp(a, "--restart")));
     if (takes_value && !val) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       say(stderr, "throng: %s\n", msg);
@@ -137,6 +145,8 @@ static int parse_cli(int argc, char **argv, cli *c) {
       c->final_state = argv[++k];
     } else if (is_run && !strcmp(a, "--backend")) {
       c->backend = argv[++k];
+    } else if (is_run && !strcmp(a, "--restart")) {
+      c->restart = argv[++k];
     } else if (is_run && !strcmp(a, "--quiet")) {
       c->quiet = 1;
     } else if (is_run && !strcmp(a, "--timing")) {
@@ -382,45 +392,107 @@ static int check_paths(const cli *c, const char *dir, char *err, size_t errlen) 
   return rc;
 }
 
+/* Is `path` inside directory `dir` (both as they resolve now)? */
+static int is_inside(const char *path, const char *dir) {
+  char *p = realpath(path, NULL), *d = realpath(dir, NULL);
+  size_t n = d ? strlen(d) : 0;
+  int in = p && d && !strncmp(p, d, n) && p[n] == '/';
+  free(p);
+  free(d);
+  return in;
+}
+
+/* What the scenario's output keys ask of this build: 0, or -1 with why. */
+static int output_options(const thr_scenario *sc, thr_run_opts *o, char *err, size_t errlen) {
+  o->trajectory_hdf5 = sc->trajectory_format == THR_TRAJ_HDF5 ||
+                       (sc->trajectory_format == THR_TRAJ_AUTO && thr_trajectory_available());
+  o->compression = sc->compression;
+  o->checkpoint_every = sc->checkpoint_every;
+  o->checkpoint_keep = sc->checkpoint_keep;
+  if (sc->trajectory_format == THR_TRAJ_HDF5 && !thr_trajectory_available()) {
+    snprintf(err, errlen, "%.900s: output.trajectory_format is hdf5, but this throng was built without HDF5 "
+             "(THRONG_HDF5); install libhdf5-openmpi-dev and rebuild, or use csv", sc->path);
+    return -1;
+  }
+  if (sc->checkpoint_every > 0 && !thr_checkpoint_available()) {
+    snprintf(err, errlen, "%.900s: output.checkpoint_every is %d, but this throng was built without HDF5 "
+             "(THRONG_HDF5), which checkpoints need", sc->path, sc->checkpoint_every);
+    return -1;
+  }
+  return 0;
+}
+
 static int cmd_run(const cli *c) {
   char err[2048] = "";
   thr_scenario sc;
   if (load_scenario(c, &sc)) return EXIT_BAD_INPUT;
   char dir[THR_PATH_MAX];
+  thr_run_opts o = {0};
+  int rc = 0;
   if (output_dir(c, &sc, dir, sizeof dir)) {
-    say(stderr, "throng: %s\n", "the output directory's path is too long");
-    thr_scenario_free(&sc);
-    return EXIT_BAD_INPUT;
+    snprintf(err, sizeof err, "the output directory's path is too long");
+    rc = EXIT_BAD_INPUT;
+  } else if (output_options(&sc, &o, err, sizeof err)) {
+    rc = EXIT_BAD_INPUT;
+  } else if (c->restart && !c->no_output && is_inside(c->restart, dir)) {
+    snprintf(err, sizeof err,
+             "--restart %.900s: the checkpoint lies in the output directory %.900s, which this run would replace; "
+             "give the restarted run another --out",
+             c->restart, dir);
+    rc = EXIT_BAD_INPUT;
+  } else if (check_paths(c, dir, err, sizeof err)) {
+    rc = EXIT_BAD_INPUT;
   }
-  if (check_paths(c, dir, err, sizeof err)) {
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  thr_checkpoint *ck = NULL;
+  if (!rc && c->restart) {
+    int crc = thr_checkpoint_open(&ck, c->restart, &sc, MPI_COMM_WORLD, err, sizeof err);
+    rc = crc == 0 ? 0 : crc == -1 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
+  }
+  if (rc) {
     say(stderr, "throng: %s\n", err);
     thr_scenario_free(&sc);
-    return EXIT_BAD_INPUT;
+    return rc;
   }
   thr_sim sim;
-  int rc = thr_sim_init(&sim, &sc, c->backend, MPI_COMM_WORLD, err, sizeof err);
+  thr_agent_source src = ck ? thr_checkpoint_agents(ck) : (thr_agent_source){0};
+  int irc = thr_sim_init_from(&sim, &sc, c->backend, ck ? &src : NULL, MPI_COMM_WORLD, err, sizeof err);
+  if (irc) rc = irc == -1 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
+  if (!rc && ck && thr_checkpoint_restore_sim(ck, &sim, err, sizeof err)) rc = EXIT_BAD_INPUT;
+  long last = c->steps >= 0 ? c->steps : sc.steps;
+  if (!rc && last < sim.step) {
+    snprintf(err, sizeof err, "%.900s is at step %ld, past the last step of this run (%ld: %s); ask for more with --steps",
+             c->restart, sim.step, last, c->steps >= 0 ? "--steps" : "time.steps");
+    rc = EXIT_BAD_INPUT;
+  }
   if (rc) {
     say(stderr, "throng: %s\n", err);
     thr_sim_free(&sim);
+    thr_checkpoint_close(ck);
     thr_scenario_free(&sc);
-    return rc == -1 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
+    return rc;
   }
   sim.timing = c->timing;
-  thr_run_opts o = {
-      .steps = c->steps >= 0 ? c->steps : sc.steps,
-      .out_dir = c->no_output ? NULL : dir,
-      .final_state = c->final_state,
-      .quiet = c->quiet,
-      .trajectory_every = sc.trajectory_every,
-      .metrics_every = sc.metrics_every,
-      .map_every = sc.map_every,
-  };
-  if (g_rank == 0 && !c->quiet)
-    fprintf(stderr, "throng: %s: %ld agents, %ld steps, backend %s, %d rank(s)\n", sc.name, sim.n_global, o.steps,
+  o.steps = last - sim.step;
+  o.out_dir = c->no_output ? NULL : dir;
+  o.final_state = c->final_state;
+  o.quiet = c->quiet;
+  o.trajectory_every = sc.trajectory_every;
+  o.metrics_every = sc.metrics_every;
+  o.map_every = sc.map_every;
+  o.restart = ck;
+  o.restart_path = c->restart;
+  if (g_rank == 0 && !c->quiet) {
+    fprintf(stderr, "throng: %s: %ld agents, %ld steps, backend %s, %d rank(s)", sc.name, sim.n_global, o.steps,
             sim.be->ops->name, sim.nranks);
+    char from[1100] = "";
+    if (ck) snprintf(from, sizeof from, ", from step %ld of %.1000s", sim.step, c->restart);
+    say(stderr, "%s\n", from);
+  }
   rc = thr_run(&sim, &sc, &o, err, sizeof err);
   if (rc) say(stderr, "throng: %s\n", err);
   thr_sim_free(&sim);
+  thr_checkpoint_close(ck);
   thr_scenario_free(&sc);
   return rc;
 }

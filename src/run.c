@@ -6,14 +6,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/evac.h"
 #include "core/measure.h"
 #include "decomp/decomp.h"
+#include "io/checkpoint.h"
 #include "io/evac_output.h"
 #include "io/output.h"
 #include "io/run_json.h"
+#include "io/trajectory.h"
+#include "io/wkt.h"
 
 /* ---- signals: stop at the next step boundary ------------------------------- */
 
@@ -22,7 +27,7 @@ static volatile sig_atomic_t g_signal;
 static void on_signal(int sig) { g_signal = sig; }
 
 typedef struct signal_guard {
-  struct sigaction old_int, old_term;
+  struct sigaction old_int, old_term, old_usr1;
 } signal_guard;
 
 static void signals_catch(signal_guard *g) {
@@ -33,11 +38,13 @@ static void signals_catch(signal_guard *g) {
   g_signal = 0;
   sigaction(SIGINT, &sa, &g->old_int);
   sigaction(SIGTERM, &sa, &g->old_term);
+  sigaction(SIGUSR1, &sa, &g->old_usr1);
 }
 
 static void signals_restore(const signal_guard *g) {
   sigaction(SIGINT, &g->old_int, NULL);
   sigaction(SIGTERM, &g->old_term, NULL);
+  sigaction(SIGUSR1, &g->old_usr1, NULL);
 }
 
 /* ---- progress ----------------------------------------------------------------- */
@@ -80,6 +87,15 @@ typedef struct run_ctx {
   thr_area_sample *area_row;
   int64_t *line_row;
   long last_row;        /* step of the last row of exits.csv, areas.csv, lines.csv */
+  thr_trajectory *traj; /* trajectory.h5, or NULL */
+  double traj_seconds;  /* spent writing frames */
+  long traj_frames;
+  int stop_signal;      /* the signal that stopped the run, or 0 */
+  char checkpoint[THR_PATH_MAX + 64]; /* the last checkpoint written ("" none) */
+  double ckpt_seconds;
+  long ckpt_count;
+  long *kept;           /* rank 0: steps of this run's checkpoints still on disk, oldest first */
+  int n_kept;
   char *err;
   size_t errlen;
 } run_ctx;
@@ -130,6 +146,21 @@ static int write_evac_row(run_ctx *r) {
   return agree(r, rc);
 }
 
+/* A frame of trajectory.h5: every rank hands its own agents. Collective. */
+static int write_frame_h5(run_ctx *r) {
+  double t0 = MPI_Wtime();
+  thr_agents mine;
+  thr_agents_init(&mine);
+  int rc = r->s->be->ops->get_agents(r->s->be, &mine);
+  if (rc) snprintf(r->err, r->errlen, "out of memory copying %zu agents for a trajectory frame", mine.n_owned);
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, r->s->comm);
+  if (!rc) rc = thr_trajectory_frame(r->traj, r->s->step, &mine, r->err, r->errlen);
+  thr_agents_free(&mine);
+  r->traj_seconds += MPI_Wtime() - t0;
+  r->traj_frames++;
+  return rc;
+}
+
 /* The outputs due after the current step. Collective. */
 static int write_outputs(run_ctx *r, int metrics, int frame) {
   thr_sim *s = r->s;
@@ -140,7 +171,24 @@ static int write_outputs(run_ctx *r, int metrics, int frame) {
     if (r->evac_out && write_evac_row(r)) return -1;
   }
   if (r->evac_out && due(s->step, s->world.map_nx > 0 ? r->o->map_every : 0)) thr_measure_map_sample(r->measure, s);
+  if (frame && r->traj) return write_frame_h5(r);
   return frame ? gather_and(r, write_frame, s->step) : 0;
+}
+
+/* trajectory.h5 with the walkable area (the world rectangle when the
+ * scenario has none). Collective. */
+static int open_trajectory(run_ctx *r, const thr_scenario *sc) {
+  char *wkt = thr_wkt_format(&sc->walkable, sc->world_min, sc->world_max);
+  thr_trajectory_info info = {wkt, sc->name, (double)r->s->prm.dt, r->o->trajectory_every, r->o->compression};
+  int rc = 0;
+  if (!wkt) {
+    snprintf(r->err, r->errlen, "out of memory writing the walkable area");
+    rc = -1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, r->s->comm);
+  if (!rc) rc = thr_trajectory_open(&r->traj, r->s->comm, r->o->out_dir, &info, r->err, r->errlen);
+  free(wkt);
+  return rc;
 }
 
 /* ---- evacuation outputs: open at the start, close at the end ------------------- */
@@ -188,7 +236,7 @@ static int evac_outputs_finish(run_ctx *r, const thr_scenario *sc, long steps, d
   if (s->rank == 0) {
     rc = thr_evac_output_maps(&r->ev, w->map_ox, w->map_oy, w->map_cell, w->map_nx, w->map_ny, density, speed,
                               samples, r->err, r->errlen);
-    static const char *const names[] = {"running", "complete", "failed", "diverged", "interrupted"};
+    static const char *const names[] = {"running", "complete", "failed", "diverged", "interrupted", "checkpointed"};
     thr_evac_summary sum = {s->n_initial,
                             s->evac ? thr_evac_added(s->evac) : 0,
                             s->n_global,
@@ -229,8 +277,13 @@ static int stopped(run_ctx *r, const thr_health *h, int *state) {
     *state = THR_RUN_DIVERGED;
     return 3;
   }
+  r->stop_signal = h->stop_signal;
   snprintf(r->err, r->errlen, "stopped by signal %d (%s) after step %ld; outputs end with that step",
-           h->stop_signal, h->stop_signal == SIGINT ? "SIGINT" : h->stop_signal == SIGTERM ? "SIGTERM" : "signal",
+           h->stop_signal,
+           h->stop_signal == SIGINT    ? "SIGINT"
+           : h->stop_signal == SIGTERM ? "SIGTERM"
+           : h->stop_signal == SIGUSR1 ? "SIGUSR1"
+                                       : "signal",
            h->step);
   *state = THR_RUN_INTERRUPTED;
   return 128 + h->stop_signal;
@@ -256,12 +309,89 @@ static int write_run_json(run_ctx *r, const thr_scenario *sc, long steps, double
   int rc = 0;
   if (r->s->rank == 0 && r->o->out_dir) {
     char err[1200];
+    thr_run_io io = {r->o->restart_path, r->o->restart ? thr_checkpoint_step(r->o->restart) : 0,
+                     r->checkpoint[0] ? r->checkpoint : NULL, r->traj_seconds, r->traj_frames, r->ckpt_seconds,
+                     r->ckpt_count};
     rc = thr_write_run_json(r->o->out_dir, sc, r->s, steps, agent_steps, wall, state,
-                            state == THR_RUN_COMPLETE ? NULL : r->err, err, sizeof err);
+                            state == THR_RUN_COMPLETE ? NULL : r->err, &io, err, sizeof err);
     if (rc && code) fprintf(stderr, "throng: %s\n", err);
     if (rc && !code) snprintf(r->err, r->errlen, "%s", err);
   }
   return code ? code : (agree(r, rc) ? 1 : 0);
+}
+
+/* ---- checkpoints ------------------------------------------------------------------ */
+
+/* checkpoints/latest.h5 -> the newest checkpoint (a relative link, made
+ * under another name and renamed over the old one). Rank 0. */
+static int link_latest(run_ctx *r, const char *dir, const char *name) {
+  char link[THR_PATH_MAX + 32], tmp[THR_PATH_MAX + 48];
+  snprintf(link, sizeof link, "%s/latest.h5", dir);
+  snprintf(tmp, sizeof tmp, "%s/latest.h5.tmp", dir);
+  remove(tmp);
+  if (symlink(name, tmp) || rename(tmp, link)) {
+    snprintf(r->err, r->errlen, "%s: cannot point it to %s: %s", link, name, strerror(errno));
+    remove(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+/* Forget (and delete) the oldest checkpoints beyond checkpoint_keep. Rank 0. */
+static void keep_last(run_ctx *r, const char *dir, long step) {
+  int keep = r->o->checkpoint_keep > 0 ? r->o->checkpoint_keep : 1;
+  if (!r->kept) r->kept = calloc((size_t)keep + 1, sizeof *r->kept);
+  if (!r->kept) return; /* out of memory: keep them all */
+  if (r->n_kept && r->kept[r->n_kept - 1] == step) return;
+  r->kept[r->n_kept++] = step;
+  if (r->n_kept <= keep) return;
+  char old[THR_PATH_MAX + 64];
+  snprintf(old, sizeof old, "%s/checkpoint-%08ld.h5", dir, r->kept[0]);
+  remove(old);
+  memmove(r->kept, r->kept + 1, (size_t)(r->n_kept - 1) * sizeof *r->kept);
+  r->n_kept--;
+}
+
+/* DIR/checkpoints/checkpoint-STEP.h5 of the current state; agents that
+ * left and are not yet in evacuated.csv are written there first. Collective. */
+static int write_checkpoint(run_ctx *r, const thr_scenario *sc) {
+  thr_sim *s = r->s;
+  double t0 = MPI_Wtime();
+  char dir[THR_PATH_MAX + 16], name[48], path[THR_PATH_MAX + 64];
+  snprintf(dir, sizeof dir, "%s/checkpoints", r->o->out_dir);
+  snprintf(name, sizeof name, "checkpoint-%08ld.h5", s->step);
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  int rc = 0;
+  if (s->rank == 0 && thr_make_dirs(dir)) {
+    snprintf(r->err, r->errlen, "%s: cannot create the directory: %s", dir, strerror(errno));
+    rc = -1;
+  }
+  if (agree(r, rc)) return -1;
+  if (r->evac_out && s->evac) {
+    size_t n;
+    const thr_exit_rec *rec = thr_evac_gather_exits(s->evac, &n);
+    if (s->rank == 0) rc = thr_evac_output_exited(&r->ev, rec, n, r->err, r->errlen);
+    if (agree(r, rc)) return -1;
+  }
+  if (thr_checkpoint_write(path, s, sc, r->measure, s->rank == 0 && r->evac_out ? &r->ev : NULL, r->err,
+                           r->errlen))
+    return -1;
+  if (s->rank == 0) {
+    rc = link_latest(r, dir, name);
+    if (!rc) keep_last(r, dir, s->step);
+  }
+  if (agree(r, rc)) return -1;
+  double dt = MPI_Wtime() - t0;
+  r->ckpt_seconds += dt;
+  r->ckpt_count++;
+  snprintf(r->checkpoint, sizeof r->checkpoint, "%s", path);
+  if (s->rank == 0 && !r->o->quiet) {
+    struct stat st;
+    double mb = stat(path, &st) == 0 ? (double)st.st_size / 1e6 : 0.0;
+    fprintf(stderr, "%sthrong: checkpoint at step %ld: %s (%.1f MB in %.2f s)\n", isatty(2) ? "\n" : "", s->step,
+            path, mb, dt);
+  }
+  return 0;
 }
 
 /* An evacuation is over when every agent has left and no source will add
@@ -280,16 +410,27 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   int out = o->out_dir != NULL, metrics = out && o->metrics_every > 0, frames = out && o->trajectory_every > 0;
   int rc = 0;
   if (s->rank == 0 && out) {
-    rc = thr_output_open(&r.out, o->out_dir, metrics, frames, err, errlen);
-    if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, err, errlen);
+    rc = thr_output_open(&r.out, o->out_dir, metrics, frames && !o->trajectory_hdf5, err, errlen);
+    thr_run_io io = {o->restart_path, o->restart ? thr_checkpoint_step(o->restart) : 0, NULL, 0.0, 0, 0.0, 0};
+    if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, &io, err, errlen);
   }
   if (agree(&r, rc)) {
     if (s->rank == 0) thr_output_close(&r.out, err, 0);
     return 1;
   }
+  if (frames && o->trajectory_hdf5 && open_trajectory(&r, sc)) {
+    if (s->rank == 0) thr_output_close(&r.out, NULL, 0);
+    return 1;
+  }
   r.evac_out = out && thr_evac_output_wanted(sc);
-  if (r.evac_out && evac_outputs_open(&r, sc)) {
+  rc = r.evac_out ? evac_outputs_open(&r, sc) : 0;
+  /* a restarted run goes on counting where its checkpoint stopped */
+  if (!rc && r.evac_out && o->restart)
+    rc = agree(&r, thr_checkpoint_restore_outputs(o->restart, s, r.measure, s->rank == 0 ? &r.ev : NULL, err,
+                                                  errlen));
+  if (rc) {
     evac_outputs_free(&r);
+    thr_trajectory_close(r.traj, err, 0);
     if (s->rank == 0) thr_output_close(&r.out, NULL, 0);
     return 1;
   }
@@ -318,6 +459,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
      * step back rather than wait */
     code = check_and_write(&r, metrics_now || frame_now || k + 1 == o->steps || empty, metrics_now, frame_now,
                            &state);
+    if (!code && out && due(st, o->checkpoint_every) && write_checkpoint(&r, sc)) state = THR_RUN_FAILED, code = 1;
     progress_update(&pg, s, k + 1, o->steps, 0);
   }
   double wall = MPI_Wtime() - t0, work = s->agent_steps - work0;
@@ -330,7 +472,27 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   if (pg.enabled && empty)
     fprintf(stderr, "throng: every agent has left by t = %.2f s (step %ld); the run ends there\n",
             (double)s->step * s->prm.dt, s->step);
+  /* Slurm's warning before a time limit (SIGTERM, or SIGUSR1 with
+   * --signal): a checkpoint to go on from, unless this step has one */
+  if (state == THR_RUN_INTERRUPTED && out && (r.stop_signal == SIGTERM || r.stop_signal == SIGUSR1)) {
+    char name[48];
+    snprintf(name, sizeof name, "checkpoint-%08ld.h5", s->step);
+    const char *last = strrchr(r.checkpoint, '/');
+    if (!(last && !strcmp(last + 1, name)) && write_checkpoint(&r, sc)) {
+      state = THR_RUN_FAILED, code = 1;
+    } else {
+      state = THR_RUN_CHECKPOINTED, code = THR_EXIT_CHECKPOINTED;
+      snprintf(err, errlen, "stopped by %s after step %ld; checkpoint %s written: go on with --restart %s",
+               r.stop_signal == SIGTERM ? "SIGTERM" : "SIGUSR1", s->step, r.checkpoint, r.checkpoint);
+    }
+  }
   if (!code && o->final_state && gather_and(&r, write_final, s->step)) state = THR_RUN_FAILED, code = 1;
+  if (r.traj) {
+    char terr[1200];
+    int trc = thr_trajectory_close(r.traj, code == 1 ? terr : err, code == 1 ? sizeof terr : errlen);
+    r.traj = NULL;
+    if (trc && code != 1) state = THR_RUN_FAILED, code = 1;
+  }
   /* after a non-finite step, the evacuation files end with the last finite one */
   if (r.evac_out && code != 1 && evac_outputs_finish(&r, sc, steps, work, wall, state))
     state = THR_RUN_FAILED, code = 1;
@@ -341,6 +503,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   }
   if (s->rank == 0 && out && thr_output_close(&r.out, code ? NULL : err, code ? 0 : errlen) && !code)
     state = THR_RUN_FAILED, code = 1;
+  free(r.kept);
   MPI_Bcast(&code, 1, MPI_INT, 0, s->comm);
   if (code == 1) agree(&r, -1);
   code = write_run_json(&r, sc, steps, work, wall, state, code);

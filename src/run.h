@@ -14,7 +14,17 @@ typedef struct thr_run_opts {
   int trajectory_every;
   int metrics_every;
   int map_every;           /* density and speed maps: a sample every this many steps (0: none) */
+  int trajectory_hdf5;     /* frames into trajectory.h5 (else one CSV file each) */
+  int compression;         /* trajectory.h5 deflate level (0: none) */
+  int checkpoint_every;    /* a checkpoint every this many steps (0: only when stopped by SIGTERM/SIGUSR1) */
+  int checkpoint_keep;     /* checkpoints kept (older ones are deleted) */
+  struct thr_checkpoint *restart; /* the checkpoint this run continues (its outputs' counts), or NULL */
+  const char *restart_path;
 } thr_run_opts;
+
+/* Exit status of a run stopped by SIGTERM or SIGUSR1 after writing a
+ * checkpoint (EX_TEMPFAIL: job scripts requeue on it). */
+enum { THR_EXIT_CHECKPOINTED = 75 };
 
 /* Run o->steps steps (fewer when an evacuation empties the simulation:
  * every agent has left and no source will add one) with the outputs due, checking after every step that
@@ -22,7 +32,10 @@ typedef struct thr_run_opts {
  * the run stops at the next step boundary with complete outputs). Returns
  * the exit status: 0 complete; 1 a runtime failure (a write failed: err
  * names the file and why); 3 the state became non-finite (err names the
- * step, the agent and the field); 128 + signal when stopped by a signal.
+ * step, the agent and the field); 75 when SIGTERM or SIGUSR1 stopped it and
+ * a checkpoint was written (checkpoints/latest.h5 in the output directory);
+ * 128 + signal when stopped by SIGINT (or SIGTERM without an output
+ * directory).
  * run.json records the same. Collective. */
 int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err, size_t errlen);
 

@@ -10,9 +10,14 @@
 #define THR_IS_GHOST_GHOST 1
 #define THR_IS_GHOST_OWNED 0
 
+/* The scalar type of a field's 32-bit components. */
+#define THR_SCALAR_KIND(type) \
+  _Generic((type){0}, float: 'f', thr_vec2: 'f', int32_t: 'i', uint32_t: 'u', default: 'u')
+
 const thr_field_info thr_field_table[THR_F_COUNT] = {
 #define THR_X(NAME, member, type, life, ghost, doc) \
-  {#member, sizeof(type), THR_IS_STATE_##life, THR_IS_STATE_##life && THR_IS_GHOST_##ghost, doc},
+  {#member, sizeof(type), THR_IS_STATE_##life, THR_IS_STATE_##life && THR_IS_GHOST_##ghost, doc,                  \
+   THR_SCALAR_KIND(type)},
     THR_AGENT_FIELDS(THR_X)
 #undef THR_X
 };

@@ -83,6 +83,7 @@ typedef struct thr_field_info {
   int state;     /* life STATE (else STEP) */
   int ghost;     /* in the ghost record */
   const char *meaning;
+  char kind;     /* its elem / 4 components are 'f' float, 'i' int32_t or 'u' uint32_t */
 } thr_field_info;
 extern const thr_field_info thr_field_table[THR_F_COUNT];
 

@@ -59,6 +59,9 @@ typedef struct thr_block {
   float density;        /* layout polygon: agents per m^2 of the region (count 0) */
 } thr_block;
 
+/* output.trajectory_format */
+enum thr_trajectory_format { THR_TRAJ_AUTO, THR_TRAJ_HDF5, THR_TRAJ_CSV };
+
 typedef struct thr_scenario {
   char name[128];
   char description[512];
@@ -125,6 +128,10 @@ typedef struct thr_scenario {
   char out_dir[1024];   /* output.dir; empty = out/<name> */
   int trajectory_every; /* write agent positions every K steps; 0 = never */
   int metrics_every;    /* write a metrics row every K steps; 0 = never */
+  int trajectory_format; /* enum thr_trajectory_format */
+  int compression;       /* trajectory.h5 deflate level; 0 = none */
+  int checkpoint_every;  /* checkpoint every K steps; 0 = only on SIGTERM/SIGUSR1 */
+  int checkpoint_keep;   /* checkpoints kept */
 } thr_scenario;
 
 void thr_scenario_free(thr_scenario *sc);

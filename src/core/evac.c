@@ -557,6 +557,71 @@ oom:
   return -2;
 }
 
+/* ---- checkpoints ---------------------------------------------------------------- */
+
+void thr_evac_pack(const thr_evac *e, thr_blob *b) {
+  const thr_scenario *sc = e->sc;
+  for (int s = 0; s < sc->n_stages; ++s) {
+    const stage_state *st = &e->st[s];
+    size_t n = (size_t)sc->stages[s].n_slots;
+    thr_blob_put(b, st->occupant, n * sizeof *st->occupant);
+    thr_blob_put(b, st->journey, n * sizeof *st->journey);
+    thr_blob_put(b, st->since, n * sizeof *st->since);
+    thr_blob_put_i64(b, (int64_t)st->n_queue);
+    thr_blob_put(b, st->queue_id, st->n_queue * sizeof *st->queue_id);
+    thr_blob_put(b, st->queue_journey, st->n_queue * sizeof *st->queue_journey);
+    thr_blob_put_i64(b, st->targeted);
+    thr_blob_put_i64(b, st->open);
+  }
+  thr_blob_put(b, e->rr, (size_t)(sc->n_journeys * sc->n_stages) * sizeof *e->rr);
+  thr_blob_put(b, e->produced, (size_t)sc->n_sources * sizeof *e->produced);
+  thr_blob_put_i64(b, (int64_t)e->n_pending);
+  thr_blob_put(b, e->pending, e->n_pending * sizeof *e->pending);
+  thr_blob_put_i64(b, e->next_id);
+  thr_blob_put_i64(b, e->added);
+  thr_blob_put_i64(b, e->id_limit_said);
+}
+
+int thr_evac_unpack(thr_evac *e, thr_blob *b, char *err, size_t errlen) {
+  const thr_scenario *sc = e->sc;
+  for (int s = 0; s < sc->n_stages && !b->bad; ++s) {
+    stage_state *st = &e->st[s];
+    size_t n = (size_t)sc->stages[s].n_slots;
+    thr_blob_get(b, st->occupant, n * sizeof *st->occupant);
+    thr_blob_get(b, st->journey, n * sizeof *st->journey);
+    thr_blob_get(b, st->since, n * sizeof *st->since);
+    size_t q = thr_blob_get_count(b, b->n);
+    if (b->bad) break;
+    if (grow((void **)&st->queue_id, &st->queue_cap, q + 1, sizeof *st->queue_id) ||
+        !(st->queue_journey = realloc(st->queue_journey, st->queue_cap * sizeof *st->queue_journey))) {
+      snprintf(err, errlen, "out of memory restoring the stage queues");
+      return -1;
+    }
+    st->n_queue = q;
+    thr_blob_get(b, st->queue_id, q * sizeof *st->queue_id);
+    thr_blob_get(b, st->queue_journey, q * sizeof *st->queue_journey);
+    st->targeted = (long)thr_blob_get_i64(b);
+    st->open = (int)thr_blob_get_i64(b);
+  }
+  thr_blob_get(b, e->rr, (size_t)(sc->n_journeys * sc->n_stages) * sizeof *e->rr);
+  thr_blob_get(b, e->produced, (size_t)sc->n_sources * sizeof *e->produced);
+  size_t np = thr_blob_get_count(b, b->n);
+  if (!b->bad && grow((void **)&e->pending, &e->pending_cap, np + 1, sizeof *e->pending)) {
+    snprintf(err, errlen, "out of memory restoring the pending spawns");
+    return -1;
+  }
+  e->n_pending = b->bad ? 0 : np;
+  thr_blob_get(b, e->pending, e->n_pending * sizeof *e->pending);
+  e->next_id = (uint32_t)thr_blob_get_i64(b);
+  e->added = (long)thr_blob_get_i64(b);
+  e->id_limit_said = (int)thr_blob_get_i64(b);
+  if (b->bad) {
+    snprintf(err, errlen, "the evacuation state (stages, sources) does not match the scenario's exits and journeys");
+    return -1;
+  }
+  return 0;
+}
+
 void thr_evac_free(thr_evac *e) {
   if (!e) return;
   for (int s = 0; e->st && s < e->sc->n_stages; ++s) {

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/blob.h"
 #include "base/scenario.h"
 #include "base/world.h"
 #include "kernels/backend.h"
@@ -53,5 +54,14 @@ long thr_evac_added(const thr_evac *e);
 /* 1 when no source will add an agent after time t: each has reached its
  * count or its stop time (or never starts), and no spawn waits for room. */
 int thr_evac_sources_done(const thr_evac *e, double t);
+
+/* The host-side model (stages, round-robin counters, sources' progress,
+ * spawns waiting for room, the next id) into b, for a checkpoint; the same
+ * on every rank, so rank 0's copy is the one kept. Exit records not yet
+ * gathered are not part of it: gather them first. */
+void thr_evac_pack(const thr_evac *e, thr_blob *b);
+/* ... and back, into an evac created for the same scenario (every rank).
+ * 0, or -1 when the blob does not fit the scenario (message in err). */
+int thr_evac_unpack(thr_evac *e, thr_blob *b, char *err, size_t errlen);
 
 #endif

@@ -116,3 +116,57 @@ long thr_measure_maps(thr_measure *m, thr_sim *s, double *density, double *speed
   m->map_samples = 0;
   return samples;
 }
+
+int thr_measure_pack(thr_measure *m, thr_sim *s, thr_blob *b) {
+  if (!m) return 0;
+  int nl = m->n_lines;
+  if (nl) { /* crossings since the last sample */
+    int64_t v[THR_MAX_LINES] = {0};
+    thr_evac_counts c = {NULL, NULL, NULL, NULL, v};
+    s->be->ops->evac_measure(s->be, &c);
+    for (int k = 0; k < nl; ++k) m->crossed[k] += v[k];
+  }
+  size_t n = (size_t)nl + 2 * m->n_cells;
+  int64_t *sum = malloc((n + 1) * sizeof *sum);
+  int bad = !sum;
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, s->comm);
+  if (bad) {
+    free(sum);
+    return -1;
+  }
+  memcpy(sum, m->crossed, (size_t)nl * sizeof *sum);
+  memcpy(sum + nl, m->map, 2 * m->n_cells * sizeof *sum);
+  for (size_t at = 0; s->nranks > 1 && at < n; at += 1u << 28) {
+    int len = (int)(n - at < (1u << 28) ? n - at : (1u << 28));
+    MPI_Reduce(s->rank == 0 ? MPI_IN_PLACE : sum + at, sum + at, len, MPI_INT64_T, MPI_SUM, 0, s->comm);
+  }
+  if (s->rank == 0) {
+    thr_blob_put_i64(b, nl);
+    thr_blob_put_i64(b, (int64_t)m->n_cells);
+    thr_blob_put(b, sum, n * sizeof *sum);
+    thr_blob_put_i64(b, m->map_samples);
+  }
+  free(sum);
+  return 0;
+}
+
+int thr_measure_unpack(thr_measure *m, thr_sim *s, thr_blob *b, char *err, size_t errlen) {
+  if (!m) return 0;
+  int bad = 0;
+  size_t nl = (size_t)m->n_lines;
+  memset(m->crossed, 0, nl * sizeof *m->crossed);
+  memset(m->map, 0, 2 * m->n_cells * sizeof *m->map);
+  if (s->rank == 0) {
+    size_t l = thr_blob_get_count(b, THR_MAX_LINES), c = thr_blob_get_count(b, b->n);
+    if (l != nl || c != m->n_cells) b->bad = 1;
+    thr_blob_get(b, m->crossed, b->bad ? 0 : nl * sizeof *m->crossed);
+    thr_blob_get(b, m->map, b->bad ? 0 : 2 * m->n_cells * sizeof *m->map);
+    m->map_samples = (long)thr_blob_get_i64(b);
+    bad = b->bad;
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, s->comm);
+  MPI_Bcast(&m->map_samples, 1, MPI_LONG, 0, s->comm);
+  if (bad)
+    snprintf(err, errlen, "the measurement state (line crossings, maps) does not match the scenario's lines and maps");
+  return bad ? -1 : 0;
+}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/blob.h"
 #include "sim.h"
 
 typedef struct thr_measure thr_measure;
@@ -38,5 +39,15 @@ void thr_measure_map_sample(thr_measure *m, thr_sim *s);
  * none was); nx * ny cells, row j = 0 lowest. Returns the number of samples
  * (0: no maps). Collective. */
 long thr_measure_maps(thr_measure *m, thr_sim *s, double *density, double *speed);
+
+/* For a checkpoint: the line crossings and map sums so far, summed over
+ * ranks, packed into b on rank 0 (the crossings the backend still holds are
+ * taken first). Collective; -1 out of memory (every rank). */
+int thr_measure_pack(thr_measure *m, thr_sim *s, thr_blob *b);
+/* ... and back: rank 0 holds the sums, the other ranks start from zero
+ * (only the sum over ranks is ever read). b is read on rank 0 only. 0, or
+ * -1 when b does not fit the scenario's lines and maps (every rank; message
+ * in err). Collective. */
+int thr_measure_unpack(thr_measure *m, thr_sim *s, thr_blob *b, char *err, size_t errlen);
 
 #endif

@@ -79,6 +79,11 @@ static int keep_owned(uint32_t id, thr_vec2 x, void *user) {
 
 int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Comm comm, char *err,
                  size_t errlen) {
+  return thr_sim_init_from(s, sc, backend, NULL, comm, err, errlen);
+}
+
+int thr_sim_init_from(thr_sim *s, const thr_scenario *sc, const char *backend, const thr_agent_source *src,
+                      MPI_Comm comm, char *err, size_t errlen) {
   memset(s, 0, sizeof *s);
   s->comm = comm;
   MPI_Comm_rank(comm, &s->rank);
@@ -103,7 +108,14 @@ int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Co
    * whole world: every rank checks every agent, and keeps its own. */
   thr_agents owned;
   thr_agents_init(&owned);
-  if (thr_populate(sc, &s->world, &s->prm, keep_owned, s->dc, &owned, err, errlen)) {
+  if (src) {
+    s->n_global = src->n_global;
+    int frc = src->fill(src->user, keep_owned, s->dc, &owned, err, errlen);
+    if (frc) {
+      thr_agents_free(&owned);
+      return frc;
+    }
+  } else if (thr_populate(sc, &s->world, &s->prm, keep_owned, s->dc, &owned, err, errlen)) {
     thr_agents_free(&owned);
     return -1;
   }

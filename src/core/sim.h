@@ -55,6 +55,21 @@ typedef struct thr_sim {
  * err, exit status 2); -2 on other failures (message in err). Collective. */
 int thr_sim_init(thr_sim *s, const thr_scenario *sc, const char *backend, MPI_Comm comm, char *err,
                  size_t errlen);
+
+/* Where a run's agents come from when not from the scenario's blocks (a
+ * checkpoint): fill() appends to owned every agent that keep(id, x, k)
+ * accepts, each rank its own. n_global: how many there are in all. fill
+ * returns 0, -1 on bad input or -2 on other failures (message in err). */
+typedef int (*thr_keep_fn)(uint32_t id, thr_vec2 x, void *k);
+typedef struct thr_agent_source {
+  int (*fill)(void *user, thr_keep_fn keep, void *k, thr_agents *owned, char *err, size_t errlen);
+  void *user;
+  long n_global;
+} thr_agent_source;
+
+/* thr_sim_init with the agents of src (NULL: the scenario's). */
+int thr_sim_init_from(thr_sim *s, const thr_scenario *sc, const char *backend, const thr_agent_source *src,
+                      MPI_Comm comm, char *err, size_t errlen);
 void thr_sim_free(thr_sim *s);
 
 /* Advance one time step. Collective. */

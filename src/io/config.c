@@ -2092,6 +2092,16 @@ static void scenario_defaults(thr_scenario *sc, const char *path) {
   default_name(path, sc->name, sizeof sc->name);
 }
 
+/* What the key table's ranges cannot say about output keys. */
+static int check_output(cfg *c, const thr_ynode *root) {
+  const thr_ynode *o = thr_ymap_get(root, "output");
+  const thr_ynode *n = o && o->kind == THR_Y_MAP ? thr_ymap_get(o, "compression") : NULL;
+  if (c->sc->compression > 9)
+    return fail(c, n ? n : root, "output.compression", "expected a deflate level from 0 (none) to 9, got %d",
+                c->sc->compression);
+  return 0;
+}
+
 static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
   char g[GOT_LEN];
   thr_ynode top = {0};
@@ -2110,7 +2120,10 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
   if (read_goals(c, root) || read_obstacles(c, root) || read_exits(c, root) || read_stages(c, root) ||
       read_journeys(c, root))
     return -1;
-  return read_agents(c, root) || read_sources(c, root) || read_measurement(c, root) || add_walls(c) ? -1 : 0;
+  return read_agents(c, root) || read_sources(c, root) || read_measurement(c, root) || check_output(c, root) ||
+                 add_walls(c)
+             ? -1
+             : 0;
 }
 
 int thr_config_load(const char *path, const char *const *sets, int n_sets, thr_scenario *sc, char *err, size_t errlen) {

@@ -333,6 +333,44 @@ int thr_evac_output_summary(thr_evac_output *o, const thr_evac_summary *s, char 
   return thr_file_commit(f, path, tmp, err, errlen);
 }
 
+void thr_evac_output_pack(const thr_evac_output *o, thr_blob *b) {
+  thr_blob_put_i64(b, o->sc->n_exits);
+  thr_blob_put_i64(b, o->sc->n_lines);
+  thr_blob_put(b, o->exit_count, (size_t)o->sc->n_exits * sizeof *o->exit_count);
+  thr_blob_put(b, o->last_crossings, (size_t)o->sc->n_lines * sizeof *o->last_crossings);
+  thr_blob_put_i64(b, (int64_t)o->n_out);
+  thr_blob_put(b, o->out_time, o->n_out * sizeof *o->out_time);
+  thr_blob_put_f64(b, o->last_time);
+  thr_blob_put_i64(b, o->rows);
+}
+
+int thr_evac_output_unpack(thr_evac_output *o, thr_blob *b, char *err, size_t errlen) {
+  size_t ne = thr_blob_get_count(b, THR_MAX_LINES + (size_t)o->sc->n_exits);
+  size_t nl = thr_blob_get_count(b, THR_MAX_LINES);
+  if (ne != (size_t)o->sc->n_exits || nl != (size_t)o->sc->n_lines) b->bad = 1;
+  thr_blob_get(b, o->exit_count, b->bad ? 0 : ne * sizeof *o->exit_count);
+  thr_blob_get(b, o->last_crossings, b->bad ? 0 : nl * sizeof *o->last_crossings);
+  size_t n = thr_blob_get_count(b, b->n / sizeof(double));
+  if (!b->bad && n > o->out_cap) {
+    double *t = realloc(o->out_time, (n + 1) * sizeof *t);
+    if (!t) {
+      snprintf(err, errlen, "out of memory restoring %zu leaving times", n);
+      return -1;
+    }
+    o->out_time = t;
+    o->out_cap = n + 1;
+  }
+  o->n_out = b->bad ? 0 : n;
+  thr_blob_get(b, o->out_time, o->n_out * sizeof *o->out_time);
+  o->last_time = thr_blob_get_f64(b);
+  o->rows = (int)thr_blob_get_i64(b);
+  if (b->bad) {
+    snprintf(err, errlen, "the evacuation output counts do not match the scenario's exits and lines");
+    return -1;
+  }
+  return 0;
+}
+
 int thr_evac_output_close(thr_evac_output *o, char *err, size_t errlen) {
   int rc = 0;
   rc |= thr_stream_close(&o->exits, o->exits_path, err, errlen);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/blob.h"
 #include "base/scenario.h"
 #include "core/evac.h"
 #include "core/measure.h"
@@ -61,6 +62,13 @@ typedef struct thr_evac_summary {
 } thr_evac_summary;
 
 int thr_evac_output_summary(thr_evac_output *o, const thr_evac_summary *s, char *err, size_t errlen);
+
+/* For a checkpoint: what the outputs counted so far (agents out per exit,
+ * leaving times, line crossings at the last row), so that a restarted run
+ * goes on counting from there. unpack: 0, or -1 when b does not fit the
+ * scenario (message in err). */
+void thr_evac_output_pack(const thr_evac_output *o, thr_blob *b);
+int thr_evac_output_unpack(thr_evac_output *o, thr_blob *b, char *err, size_t errlen);
 
 /* Close the row files (checked) and free; safe on a zeroed struct. */
 int thr_evac_output_close(thr_evac_output *o, char *err, size_t errlen);

@@ -66,6 +66,8 @@ static int fault_injected(const char *path) {
   return 1;
 }
 
+int thr_fault_write(const char *path) { return fault_injected(path); }
+
 /* Did the writes to f since the last check all succeed? */
 static int wrote_ok(FILE *f, const char *path) {
   if (fflush(f) || ferror(f)) return 0;

@@ -74,6 +74,10 @@ int thr_stream_close(FILE **f, const char *path, char *err, size_t errlen);
 void thr_json_string(FILE *f, const char *s);
 void thr_csv_field(FILE *f, const char *s);
 
+/* The fault hook above, for writers that do not go through stdio (HDF5):
+ * 1 (errno = ENOSPC) when this write to `path` is the one to fail. */
+int thr_fault_write(const char *path);
+
 /* mkdir -p */
 int thr_make_dirs(const char *path);
 

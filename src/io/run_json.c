@@ -25,13 +25,13 @@ static void write_params(FILE *f, const thr_params *p) {
 }
 
 static const char *state_name(int state) {
-  static const char *const names[] = {"running", "complete", "failed", "diverged", "interrupted"};
-  return state >= 0 && state <= THR_RUN_INTERRUPTED ? names[state] : "?";
+  static const char *const names[] = {"running", "complete", "failed", "diverged", "interrupted", "checkpointed"};
+  return state >= 0 && state <= THR_RUN_CHECKPOINTED ? names[state] : "?";
 }
 
 int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double agent_steps,
-                       double wall, int state,
-                       const char *reason, char *err, size_t errlen) {
+                       double wall, int state, const char *reason, const thr_run_io *io, char *err,
+                       size_t errlen) {
   char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
   if (snprintf(path, sizeof path, "%s/run.json", dir) >= (int)sizeof path) {
     snprintf(err, errlen, "%.1000s/run.json: the path is too long", dir);
@@ -44,6 +44,16 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
   if (reason && *reason) {
     fprintf(f, "  \"reason\": ");
     thr_json_string(f, reason);
+    fprintf(f, ",\n");
+  }
+  if (io && io->restarted_from) {
+    fprintf(f, "  \"restarted_from\": ");
+    thr_json_string(f, io->restarted_from);
+    fprintf(f, ",\n  \"restart_step\": %ld,\n", io->restart_step);
+  }
+  if (io && io->checkpoint) {
+    fprintf(f, "  \"checkpoint\": ");
+    thr_json_string(f, io->checkpoint);
     fprintf(f, ",\n");
   }
   fprintf(f, "  \"scenario\": ");
@@ -62,6 +72,11 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
           s->world.gny);
   fprintf(f, "  \"steps\": %ld,\n  \"last_step\": %ld,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": %.6g,\n",
           steps, s->step, wall, wall > 0.0 ? agent_steps / wall : 0.0);
+  if (io)
+    fprintf(f,
+            "  \"output_seconds\": {\"trajectory\": %.6f, \"trajectory_frames\": %ld, \"checkpoints\": %.6f, "
+            "\"checkpoint_count\": %ld},\n",
+            io->trajectory_seconds, io->trajectory_frames, io->checkpoint_seconds, io->checkpoints);
   fprintf(f, "  \"phase_seconds_rank0\": {");
   for (int k = 0; k < THR_PHASE_COUNT; ++k)
     fprintf(f, "%s\"%s\": %.6f", k ? ", " : "", thr_phase_name(k), s->timers.t[k]);

@@ -15,15 +15,29 @@ enum thr_run_state {
   THR_RUN_COMPLETE,    /* exit 0 */
   THR_RUN_FAILED,      /* exit 1: a write failed, out of memory, ... */
   THR_RUN_DIVERGED,    /* exit 3: the state became non-finite */
-  THR_RUN_INTERRUPTED  /* exit 128 + signal: SIGINT, SIGTERM */
+  THR_RUN_INTERRUPTED, /* exit 128 + signal: SIGINT (or SIGTERM without an output directory) */
+  THR_RUN_CHECKPOINTED /* exit 75: SIGTERM or SIGUSR1; a checkpoint to restart from was written */
 };
+
+/* What a run read and wrote besides its metrics: the checkpoint it
+ * continues and the last one it wrote (NULL: none), and the time spent
+ * writing trajectory frames and checkpoints. */
+typedef struct thr_run_io {
+  const char *restarted_from; /* --restart FILE */
+  long restart_step;
+  const char *checkpoint;     /* the last checkpoint written */
+  double trajectory_seconds;
+  long trajectory_frames;
+  double checkpoint_seconds;
+  long checkpoints;
+} thr_run_io;
 
 /* run.json in `dir` (written to run.json.tmp and renamed): what ran, how
  * far (steps, agent-steps: the agents of each step summed, wall seconds),
  * the state and, unless complete, why
  * (`reason`). Returns 0, or -1 with "PATH: reason" in err. */
 int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double agent_steps,
-                       double wall, int state,
-                       const char *reason, char *err, size_t errlen);
+                       double wall, int state, const char *reason, const thr_run_io *io, char *err,
+                       size_t errlen);
 
 #endif

@@ -403,6 +403,17 @@ const thr_key thr_schema[] = {
      .meaning = "write all agents every K steps; 0 = never"},
     {.path = "output.metrics_every", .type = INTEGER, .range = GE0, .def = "1", SC(metrics_every, INT),
      .meaning = "write a metrics row every K steps; 0 = never"},
+    {.path = "output.trajectory_format", .type = CHOICE, .choices = "auto, hdf5, csv", .def = "auto",
+     SC(trajectory_format, INT),
+     .meaning = "trajectory.h5 (+ trajectory.xdmf: PedPy, JuPedSim, ParaView) or one CSV file per frame; auto = hdf5 "
+                "when throng was built with HDF5, else csv"},
+    {.path = "output.compression", .type = INTEGER, .range = GE0, .def = "0", SC(compression, INT),
+     .meaning = "trajectory.h5: shuffle + deflate at this level, 1 (fast) to 9 (small); 0 = none"},
+    {.path = "output.checkpoint_every", .type = INTEGER, .range = GE0, .def = "0", SC(checkpoint_every, INT),
+     .meaning = "write a checkpoint (checkpoints/checkpoint-STEP.h5) every K steps; 0 = only when stopped by "
+                "SIGTERM or SIGUSR1"},
+    {.path = "output.checkpoint_keep", .type = INTEGER, .range = GT0, .def = "2", SC(checkpoint_keep, INT),
+     .meaning = "keep the last K checkpoints of a run, deleting older ones"},
 };
 
 const size_t thr_schema_len = sizeof thr_schema / sizeof thr_schema[0];

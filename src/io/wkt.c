@@ -307,3 +307,63 @@ size_t thr_text_char_index(const char *text, size_t at) {
   for (size_t i = 0; i < at && text[i]; ++i) index += starts_char(text[i]);
   return index;
 }
+
+/* ---- writing ---------------------------------------------------------------------- */
+
+typedef struct text_buf {
+  char *s;
+  size_t n, cap;
+  int bad;
+} text_buf;
+
+static void put(text_buf *t, const char *fmt, double a, double b) {
+  char tmp[96];
+  int k = snprintf(tmp, sizeof tmp, fmt, a, b);
+  if (t->bad || k < 0) return;
+  if (t->n + (size_t)k + 1 > t->cap) {
+    size_t cap = t->cap ? 2 * t->cap : 256;
+    while (cap < t->n + (size_t)k + 1) cap *= 2;
+    char *q = realloc(t->s, cap);
+    if (!q) {
+      t->bad = 1;
+      return;
+    }
+    t->s = q;
+    t->cap = cap;
+  }
+  memcpy(t->s + t->n, tmp, (size_t)k + 1);
+  t->n += (size_t)k;
+}
+
+static void put_ring(text_buf *t, const thr_vec2 *v, int n) {
+  put(t, "(", 0, 0);
+  for (int k = 0; k <= n; ++k) put(t, k ? ", %.9g %.9g" : "%.9g %.9g", (double)v[k % n].x, (double)v[k % n].y);
+  put(t, ")", 0, 0);
+}
+
+char *thr_wkt_format(const thr_polyset *ps, thr_vec2 lo, thr_vec2 hi) {
+  text_buf t = {0};
+  if (!ps || ps->n_polys == 0) {
+    thr_vec2 box[4] = {lo, {hi.x, lo.y}, hi, {lo.x, hi.y}};
+    put(&t, "POLYGON (", 0, 0);
+    put_ring(&t, box, 4);
+    put(&t, ")", 0, 0);
+  } else {
+    int multi = ps->n_polys > 1;
+    put(&t, multi ? "MULTIPOLYGON (" : "POLYGON ", 0, 0);
+    for (int p = 0; p < ps->n_polys; ++p) {
+      put(&t, p ? ", (" : "(", 0, 0);
+      for (int r = ps->poly_first[p]; r < ps->poly_first[p + 1]; ++r) {
+        if (r > ps->poly_first[p]) put(&t, ", ", 0, 0);
+        put_ring(&t, ps->verts + ps->ring_first[r], ps->ring_first[r + 1] - ps->ring_first[r]);
+      }
+      put(&t, ")", 0, 0);
+    }
+    if (multi) put(&t, ")", 0, 0);
+  }
+  if (t.bad) {
+    free(t.s);
+    return NULL;
+  }
+  return t.s;
+}

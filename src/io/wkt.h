@@ -23,6 +23,11 @@ int thr_wkt_parse(const char *text, thr_wkt *out, size_t *err_at, char *msg, siz
 
 void thr_wkt_free(thr_wkt *w);
 
+/* The polygons of ps as WKT (POLYGON for one, MULTIPOLYGON for several;
+ * rings closed), or, when ps has none, the rectangle lo..hi: the walkable
+ * area that trajectory files carry. malloc'd; NULL when out of memory. */
+char *thr_wkt_format(const thr_polyset *ps, thr_vec2 lo, thr_vec2 hi);
+
 /* The 1-based line and column (in characters) of byte `at` of text. */
 void thr_text_line_col(const char *text, size_t at, int *line, int *col);
 

@@ -1,0 +1,586 @@
+#define _POSIX_C_SOURCE 200809L
+#include "checkpoint.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/blob.h"
+#include "build_info.h"
+#include "core/evac.h"
+#include "schema.h"
+
+#define CHECKPOINT_FORMAT "throng checkpoint"
+enum { CHECKPOINT_VERSION = 1 };
+
+int thr_checkpoint_available(void) {
+#ifdef THRONG_HAVE_HDF5
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+#ifdef THRONG_HAVE_HDF5
+
+/* ---- what must match between a checkpoint and the scenario of a restart ---- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t k = 0; k < n; ++k) h = (h ^ c[k]) * 0x100000001b3ull;
+  return h;
+}
+
+static uint64_t fnv_polyset(uint64_t h, const thr_polyset *ps) {
+  h = fnv(h, &ps->n_polys, sizeof ps->n_polys);
+  h = fnv(h, &ps->n_rings, sizeof ps->n_rings);
+  if (ps->n_polys) h = fnv(h, ps->poly_first, (size_t)(ps->n_polys + 1) * sizeof *ps->poly_first);
+  if (ps->n_rings) h = fnv(h, ps->ring_first, (size_t)(ps->n_rings + 1) * sizeof *ps->ring_first);
+  if (ps->n_verts) h = fnv(h, ps->verts, (size_t)ps->n_verts * sizeof *ps->verts);
+  return h;
+}
+
+/* The scenario's geometry and structure (walls, goals, exits, stages,
+ * journeys, sources, measurement areas and lines). */
+static uint64_t scenario_fingerprint(const thr_scenario *sc) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  h = fnv(h, &sc->world_min, sizeof sc->world_min);
+  h = fnv(h, &sc->world_max, sizeof sc->world_max);
+  int counts[] = {sc->n_obstacles, sc->n_verts, sc->n_goals, sc->n_sets, sc->n_blocks, sc->n_exits,
+                  sc->n_stages, sc->n_slots, sc->n_journeys, sc->n_sources, sc->n_lines, sc->map_every};
+  h = fnv(h, counts, sizeof counts);
+  if (sc->n_obstacles) h = fnv(h, sc->obs_vfirst, (size_t)(sc->n_obstacles + 1) * sizeof *sc->obs_vfirst);
+  if (sc->n_verts) h = fnv(h, sc->verts, (size_t)sc->n_verts * sizeof *sc->verts);
+  for (int g = 0; g < sc->n_goals; ++g) h = fnv(h, sc->goal_names[g], strlen(sc->goal_names[g]));
+  if (sc->n_slots) h = fnv(h, sc->slots, (size_t)sc->n_slots * sizeof *sc->slots);
+  h = fnv_polyset(h, &sc->walkable);
+  h = fnv_polyset(h, &sc->exit_shapes);
+  h = fnv_polyset(h, &sc->regions);
+  h = fnv_polyset(h, &sc->areas);
+  h = fnv(h, &sc->map_cell, sizeof sc->map_cell);
+  h = fnv(h, &sc->route_cell, sizeof sc->route_cell);
+  h = fnv(h, &sc->route_clearance, sizeof sc->route_clearance);
+  return h;
+}
+
+/* The value of a thr_params key, as text that compares exactly. */
+static int param_text(const thr_key *k, const thr_params *p, char *buf, size_t len) {
+  const char *at = (const char *)p + k->field.off;
+  switch (k->field.ctype) {
+  case THR_C_FLOAT: {
+    float v;
+    memcpy(&v, at, sizeof v);
+    return snprintf(buf, len, "%.9g", (double)v) > 0;
+  }
+  case THR_C_INT: {
+    int v;
+    memcpy(&v, at, sizeof v);
+    return snprintf(buf, len, "%d", v) > 0;
+  }
+  case THR_C_LONG: {
+    long v;
+    memcpy(&v, at, sizeof v);
+    return snprintf(buf, len, "%ld", v) > 0;
+  }
+  case THR_C_VEC2: {
+    thr_vec2 v;
+    memcpy(&v, at, sizeof v);
+    return snprintf(buf, len, "%.9g %.9g", (double)v.x, (double)v.y) > 0;
+  }
+  default:
+    return 0;
+  }
+}
+
+/* One FNV-1a hash per agent over its STATE fields, summed: the same sum
+ * whatever order the rows are in and however they are split over ranks. */
+static uint64_t agents_checksum(const thr_agents *a, size_t n) {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int f = 0; f < THR_F_COUNT; ++f) {
+      if (!thr_field_table[f].state) continue;
+      size_t elem;
+      const char *base = *thr_agents_field((thr_agents *)a, f, &elem);
+      h = fnv(h, base + i * elem, elem);
+    }
+    sum += h;
+  }
+  return sum;
+}
+
+#include "h5io.h"
+
+static hid_t scalar_type(char kind) {
+  return kind == 'f' ? H5T_NATIVE_FLOAT : kind == 'i' ? H5T_NATIVE_INT32 : H5T_NATIVE_UINT32;
+}
+static hid_t file_type(char kind) {
+  return kind == 'f' ? H5T_IEEE_F32LE : kind == 'i' ? H5T_STD_I32LE : H5T_STD_U32LE;
+}
+
+/* ---- writing ------------------------------------------------------------------------ */
+
+static int write_agents(thr_h5 *h, const thr_agents *mine, uint64_t *checksum) {
+  if (thr_h5_group(h, "agents")) return -1;
+  uint64_t total = mine->n_owned;
+  if (h->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, h->comm);
+  hsize_t chunk = total < 1 ? 1 : total > (1 << 16) ? (1 << 16) : total; /* chunks are allocated whole */
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    const thr_field_info *fi = &thr_field_table[f];
+    if (!fi->state) continue;
+    char name[96];
+    snprintf(name, sizeof name, "agents/%s", fi->name);
+    int cols = fi->elem / 4 > 1 ? (int)(fi->elem / 4) : 0;
+    hid_t d;
+    if (thr_h5_table(h, name, file_type(fi->kind), cols, chunk, &d)) return -1;
+    const void *data = *thr_agents_field((thr_agents *)mine, f, NULL);
+    int rc = thr_h5_append(h, d, scalar_type(fi->kind), fi->elem, cols, mine->n_owned, data, NULL, NULL) ||
+             thr_h5_attr_string(h, d, "description", fi->meaning);
+    thr_h5_close_dataset(&d);
+    if (rc) return -1;
+  }
+  uint64_t sum = agents_checksum(mine, mine->n_owned);
+  if (h->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &sum, 1, MPI_UINT64_T, MPI_SUM, h->comm);
+  *checksum = sum;
+  return 0;
+}
+
+static int write_parameters(thr_h5 *h, const thr_params *p) {
+  if (thr_h5_group(h, "parameters")) return -1;
+  hid_t g = h->writer ? H5Gopen2(h->file, "parameters", H5P_DEFAULT) : H5I_INVALID_HID;
+  int rc = 0;
+  for (size_t k = 0; k < thr_schema_len && !rc; ++k) {
+    const thr_key *key = &thr_schema[k];
+    char v[96];
+    if (key->field.at != THR_AT_PARAMS || !param_text(key, p, v, sizeof v)) continue;
+    rc = thr_h5_attr_string(h, g, key->path, v);
+  }
+  if (g >= 0) H5Gclose(g);
+  return rc;
+}
+
+/* The scenario file as it was when the run started (rank 0 reads it). */
+static int write_scenario_text(thr_h5 *h, const thr_scenario *sc) {
+  char *text = NULL;
+  size_t n = 0;
+  if (h->rank == 0) {
+    FILE *f = fopen(sc->path, "rb");
+    if (f) {
+      fseek(f, 0, SEEK_END);
+      long len = ftell(f);
+      fseek(f, 0, SEEK_SET);
+      text = len > 0 ? malloc((size_t)len) : NULL;
+      if (text) n = fread(text, 1, (size_t)len, f);
+      fclose(f);
+    }
+  }
+  int rc = thr_h5_bytes(h, "scenario_text", text, n);
+  free(text);
+  return rc;
+}
+
+static int write_blob(thr_h5 *h, const char *name, thr_blob *b) {
+  int rc = b->bad ? -1 : 0;
+  if (rc) snprintf(h->err, h->errlen, "%s: out of memory packing %s", h->path, name);
+  if (thr_h5_agree(h, rc)) return -1;
+  return thr_h5_bytes(h, name, b->data, b->n);
+}
+
+static int write_state(thr_h5 *h, thr_sim *s, thr_measure *m, const thr_evac_output *ev) {
+  if (thr_h5_group(h, "state")) return -1;
+  thr_blob b;
+  thr_blob_init(&b);
+  if (s->evac && s->rank == 0) thr_evac_pack(s->evac, &b);
+  int rc = write_blob(h, "state/evacuation", &b);
+  thr_blob_free(&b);
+  if (rc) return -1;
+  thr_blob_init(&b);
+  rc = thr_measure_pack(m, s, &b);
+  if (rc) snprintf(h->err, h->errlen, "%s: out of memory packing the measurement sums", h->path);
+  if (!thr_h5_agree(h, rc)) rc = write_blob(h, "state/measurement", &b);
+  thr_blob_free(&b);
+  if (rc) return -1;
+  thr_blob_init(&b);
+  if (ev && s->rank == 0) thr_evac_output_pack(ev, &b);
+  rc = write_blob(h, "state/outputs", &b);
+  thr_blob_free(&b);
+  return rc;
+}
+
+int thr_checkpoint_write(const char *path, thr_sim *s, const thr_scenario *sc, thr_measure *m,
+                         const thr_evac_output *ev, char *err, size_t errlen) {
+  thr_agents mine;
+  thr_agents_init(&mine);
+  int rc = s->be->ops->get_agents(s->be, &mine);
+  if (rc) snprintf(err, errlen, "%s: out of memory copying %zu agents from the backend", path, mine.n_owned);
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, s->comm);
+  thr_h5 h;
+  if (rc || thr_h5_create(&h, s->comm, path, 0, err, errlen)) {
+    thr_agents_free(&mine);
+    return -1;
+  }
+  uint64_t checksum = 0;
+  rc = write_agents(&h, &mine, &checksum);
+  thr_agents_free(&mine);
+  const char *build = THRONG_BUILD_TYPE " " THRONG_C_COMPILER " cuda:" THRONG_FEATURE_CUDA
+                      " strict-fp:" THRONG_FEATURE_STRICT_FP;
+  rc = rc || write_parameters(&h, &sc->prm) || write_state(&h, s, m, ev) || write_scenario_text(&h, sc) ||
+       thr_h5_attr_string(&h, 0, "format", CHECKPOINT_FORMAT) ||
+       thr_h5_attr_i64(&h, 0, "version", CHECKPOINT_VERSION) ||
+       thr_h5_attr_string(&h, 0, "throng_version", THRONG_VERSION) || thr_h5_attr_string(&h, 0, "build", build) ||
+       thr_h5_attr_string(&h, 0, "scenario", sc->name) || thr_h5_attr_string(&h, 0, "scenario_file", sc->path) ||
+       thr_h5_attr_i64(&h, 0, "step", s->step) ||
+       thr_h5_attr_f64(&h, 0, "time", (double)s->step * (double)s->prm.dt) ||
+       thr_h5_attr_f64(&h, 0, "dt", (double)sc->prm.dt) || thr_h5_attr_i64(&h, 0, "seed", (int64_t)s->seed) ||
+       thr_h5_attr_i64(&h, 0, "agents", s->n_global) || thr_h5_attr_i64(&h, 0, "agents_initial", s->n_initial) ||
+       thr_h5_attr_f64(&h, 0, "agent_steps", s->agent_steps) || thr_h5_attr_i64(&h, 0, "ranks", s->nranks) ||
+       thr_h5_attr_string(&h, 0, "backend", s->be->ops->name) ||
+       thr_h5_attr_i64(&h, 0, "fingerprint", (int64_t)scenario_fingerprint(sc)) ||
+       thr_h5_attr_i64(&h, 0, "agents_checksum", (int64_t)checksum) ||
+       /* last: a file without it was cut short */
+       thr_h5_attr_i64(&h, 0, "complete", 1);
+  if (rc) {
+    thr_h5_discard(&h);
+    return -1;
+  }
+  return thr_h5_commit(&h);
+}
+
+/* ---- reading -------------------------------------------------------------------------- */
+
+struct thr_checkpoint {
+  hid_t file;
+  char path[THR_PATH_MAX];
+  MPI_Comm comm;
+  int rank;
+  long step, agents;
+  double agent_steps;
+  uint64_t checksum;
+};
+
+static int read_attr_i64(hid_t obj, const char *name, int64_t *v) {
+  if (H5Aexists(obj, name) <= 0) return -1;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  int rc = a >= 0 && H5Aread(a, H5T_NATIVE_INT64, v) >= 0 ? 0 : -1;
+  if (a >= 0) H5Aclose(a);
+  return rc;
+}
+
+static int read_attr_f64(hid_t obj, const char *name, double *v) {
+  if (H5Aexists(obj, name) <= 0) return -1;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  int rc = a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0 ? 0 : -1;
+  if (a >= 0) H5Aclose(a);
+  return rc;
+}
+
+/* A string attribute (variable length) into buf; -1 when absent. */
+static int read_attr_string(hid_t obj, const char *name, char *buf, size_t len) {
+  buf[0] = '\0';
+  if (H5Aexists(obj, name) <= 0) return -1;
+  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
+  hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, H5T_VARIABLE);
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  char *s = NULL;
+  int rc = a >= 0 && H5Aread(a, t, &s) >= 0 && s ? 0 : -1;
+  if (!rc) snprintf(buf, len, "%s", s);
+  if (s) H5free_memory(s);
+  H5Tclose(t);
+  if (a >= 0) H5Aclose(a);
+  return rc;
+}
+
+/* Does the checkpoint fit sc? 0, or -1 with what differs in err. */
+static int check_fits(thr_checkpoint *c, const thr_scenario *sc, char *err, size_t errlen) {
+  hid_t f = c->file;
+  char text[1200], was[128] = "?", was_file[1024] = "?";
+  int64_t v;
+  if (read_attr_string(f, "format", text, sizeof text) || strcmp(text, CHECKPOINT_FORMAT)) {
+    snprintf(err, errlen, "%s: not a throng checkpoint (an HDF5 file without format = \"%s\")", c->path,
+             CHECKPOINT_FORMAT);
+    return -1;
+  }
+  if (read_attr_i64(f, "complete", &v) || v != 1) {
+    snprintf(err, errlen, "%s: an incomplete checkpoint (its writer stopped before the end); use an earlier one",
+             c->path);
+    return -1;
+  }
+  if (read_attr_i64(f, "version", &v) || v != CHECKPOINT_VERSION) {
+    snprintf(err, errlen, "%s: checkpoint format version %lld; this throng reads version %d", c->path,
+             (long long)v, CHECKPOINT_VERSION);
+    return -1;
+  }
+  read_attr_string(f, "scenario", was, sizeof was);
+  read_attr_string(f, "scenario_file", was_file, sizeof was_file);
+  double dt;
+  if (read_attr_f64(f, "dt", &dt)) goto damaged;
+  if (dt != (double)sc->prm.dt) {
+    snprintf(err, errlen,
+             "%s: written with time.dt = %.9g s, but %s has time.dt = %.9g s; a restart must keep the time step "
+             "(the run would not continue as it began)",
+             c->path, dt, sc->path, (double)sc->prm.dt);
+    return -1;
+  }
+  int64_t fp;
+  if (read_attr_i64(f, "fingerprint", &fp)) goto damaged;
+  if ((uint64_t)fp != scenario_fingerprint(sc)) {
+    snprintf(err, errlen,
+             "%s: a checkpoint of scenario '%s' (%s), whose geometry, agents, exits or journeys differ from %s's; "
+             "restart with the scenario it was written for",
+             c->path, was, was_file, sc->path);
+    return -1;
+  }
+  if (read_attr_i64(f, "seed", &v)) goto damaged;
+  if ((uint64_t)v != sc->seed) {
+    snprintf(err, errlen, "%s: written with seed %llu, but %s has seed %llu", c->path, (unsigned long long)v,
+             sc->path, (unsigned long long)sc->seed);
+    return -1;
+  }
+  hid_t g = H5Gopen2(f, "parameters", H5P_DEFAULT);
+  if (g < 0) goto damaged;
+  for (size_t k = 0; k < thr_schema_len; ++k) {
+    const thr_key *key = &thr_schema[k];
+    char now[96];
+    if (key->field.at != THR_AT_PARAMS || !param_text(key, &sc->prm, now, sizeof now)) continue;
+    if (read_attr_string(g, key->path, text, sizeof text)) {
+      snprintf(err, errlen, "%s: written by a throng without the key %s (%s); restart with that throng", c->path,
+               key->path, text);
+      H5Gclose(g);
+      return -1;
+    }
+    if (strcmp(text, now)) {
+      snprintf(err, errlen, "%s: written with %s = %s, but %s has %s = %s; a restart must keep the model's parameters",
+               c->path, key->path, text, sc->path, key->path, now);
+      H5Gclose(g);
+      return -1;
+    }
+  }
+  H5Gclose(g);
+  double steps;
+  int64_t agents, checksum;
+  if (read_attr_i64(f, "step", &v) || read_attr_i64(f, "agents", &agents) ||
+      read_attr_f64(f, "agent_steps", &steps) || read_attr_i64(f, "agents_checksum", &checksum))
+    goto damaged;
+  c->step = (long)v;
+  c->agents = (long)agents;
+  c->agent_steps = steps;
+  c->checksum = (uint64_t)checksum;
+  return 0;
+damaged:
+  snprintf(err, errlen, "%s: a damaged checkpoint (attributes missing or unreadable)", c->path);
+  return -1;
+}
+
+int thr_checkpoint_open(thr_checkpoint **out, const char *path, const thr_scenario *sc, MPI_Comm comm, char *err,
+                        size_t errlen) {
+  *out = NULL;
+  thr_checkpoint *c = calloc(1, sizeof *c);
+  int rc = c ? 0 : -2;
+  if (rc) snprintf(err, errlen, "out of memory opening %s", path);
+  if (c) {
+    c->comm = comm;
+    MPI_Comm_rank(comm, &c->rank);
+    snprintf(c->path, sizeof c->path, "%s", path);
+    thr_h5_quiet();
+    c->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    if (c->file < 0) {
+      char why[512];
+      thr_h5_reason(why, sizeof why);
+      snprintf(err, errlen, "%s: cannot read it as a checkpoint (missing, truncated or not HDF5: %s)", path, why);
+      rc = -1;
+    }
+    if (!rc) rc = check_fits(c, sc, err, errlen);
+  }
+  /* every rank reads the same file and so decides the same; the lowest
+   * failing rank's message is the one said */
+  int who = rc ? c ? c->rank : 0 : 1 << 30;
+  MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, comm);
+  if (who != 1 << 30) {
+    MPI_Bcast(&rc, 1, MPI_INT, who, comm);
+    MPI_Bcast(err, (int)errlen, MPI_CHAR, who, comm);
+    thr_checkpoint_close(c);
+    return rc ? rc : -1;
+  }
+  *out = c;
+  return 0;
+}
+
+long thr_checkpoint_step(const thr_checkpoint *c) { return c->step; }
+
+/* Rows [at, at + n) of /agents/<field f> into a's field array. */
+static int read_field_rows(hid_t file, int f, hsize_t at, hsize_t n, thr_agents *a) {
+  const thr_field_info *fi = &thr_field_table[f];
+  char name[96];
+  snprintf(name, sizeof name, "agents/%s", fi->name);
+  hid_t d = H5Dopen2(file, name, H5P_DEFAULT);
+  if (d < 0) return -1;
+  int cols = (int)(fi->elem / 4);
+  int rank = cols > 1 ? 2 : 1;
+  hsize_t start[2] = {at, 0}, count[2] = {n, (hsize_t)cols}, dims[2] = {0, 0};
+  hid_t fs = H5Dget_space(d);
+  int ok = H5Sget_simple_extent_ndims(fs) == rank && H5Sget_simple_extent_dims(fs, dims, NULL) >= 0 &&
+           dims[0] >= at + n && (rank == 1 || dims[1] == (hsize_t)cols);
+  if (ok) {
+    hid_t ms = H5Screate_simple(rank, count, NULL);
+    H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, NULL, count, NULL);
+    ok = H5Dread(d, scalar_type(fi->kind), ms, fs, H5P_DEFAULT, *thr_agents_field(a, f, NULL)) >= 0;
+    H5Sclose(ms);
+  }
+  H5Sclose(fs);
+  H5Dclose(d);
+  return ok ? 0 : -1;
+}
+
+static int fill_agents(void *user, thr_keep_fn keep, void *k, thr_agents *owned, char *err, size_t errlen) {
+  thr_checkpoint *c = user;
+  const hsize_t block = 1 << 18;
+  thr_agents buf;
+  thr_agents_init(&buf);
+  uint64_t sum = 0;
+  hsize_t total = (hsize_t)c->agents;
+  int rc = thr_agents_reserve(&buf, (size_t)(total < block ? total : block) + 1) ? -2 : 0;
+  if (rc) snprintf(err, errlen, "out of memory reading %s", c->path);
+  for (hsize_t at = 0; at < total && !rc; at += block) {
+    hsize_t n = total - at < block ? total - at : block;
+    for (int f = 0; f < THR_F_COUNT && !rc; ++f)
+      if (thr_field_table[f].state && read_field_rows(c->file, f, at, n, &buf)) {
+        char why[400];
+        thr_h5_reason(why, sizeof why);
+        snprintf(err, errlen, "%s: a damaged checkpoint: cannot read agents/%s rows %llu-%llu (%s)", c->path,
+                 thr_field_table[f].name, (unsigned long long)at, (unsigned long long)(at + n), why);
+        rc = -1;
+      }
+    if (rc) break;
+    sum += agents_checksum(&buf, (size_t)n);
+    for (size_t i = 0; i < (size_t)n; ++i) {
+      if (!keep(buf.id[i], buf.x[i], k)) continue;
+      if (owned->n == owned->cap && thr_agents_reserve(owned, owned->cap ? 2 * owned->cap : 1024)) {
+        snprintf(err, errlen, "out of memory reading %s", c->path);
+        rc = -2;
+        break;
+      }
+      thr_agent_rec r;
+      thr_agent_load(&buf, i, &r);
+      thr_agent_store(owned, owned->n++, &r);
+    }
+  }
+  owned->n_owned = owned->n;
+  thr_agents_free(&buf);
+  if (!rc && sum != c->checksum) {
+    snprintf(err, errlen,
+             "%s: a damaged checkpoint: the agents' checksum does not match the one written (the file was changed "
+             "after it was written)",
+             c->path);
+    rc = -1;
+  }
+  return rc;
+}
+
+thr_agent_source thr_checkpoint_agents(thr_checkpoint *c) {
+  thr_agent_source src = {fill_agents, c, c->agents};
+  return src;
+}
+
+/* The bytes of /name into b (every rank reads). */
+static int read_blob(thr_checkpoint *c, const char *name, thr_blob *b, char *err, size_t errlen) {
+  thr_blob_init(b);
+  hid_t d = H5Dopen2(c->file, name, H5P_DEFAULT);
+  hsize_t n = 0;
+  int rc = d < 0 ? -1 : 0;
+  if (!rc) {
+    hid_t s = H5Dget_space(d);
+    H5Sget_simple_extent_dims(s, &n, NULL);
+    H5Sclose(s);
+    b->data = malloc((size_t)n + 1);
+    b->n = b->cap = (size_t)n;
+    rc = !b->data || H5Dread(d, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, H5P_DEFAULT, b->data) < 0 ? -1 : 0;
+  }
+  if (d >= 0) H5Dclose(d);
+  if (rc) snprintf(err, errlen, "%s: a damaged checkpoint: cannot read %s", c->path, name);
+  return rc;
+}
+
+int thr_checkpoint_restore_sim(thr_checkpoint *c, thr_sim *s, char *err, size_t errlen) {
+  s->step = c->step;
+  s->agent_steps = c->agent_steps;
+  int rc = 0;
+  if (s->evac) {
+    thr_blob b;
+    rc = read_blob(c, "state/evacuation", &b, err, errlen);
+    if (!rc && thr_evac_unpack(s->evac, &b, err, errlen)) rc = -1;
+    thr_blob_free(&b);
+  }
+  return rc;
+}
+
+int thr_checkpoint_restore_outputs(thr_checkpoint *c, thr_sim *s, thr_measure *m, thr_evac_output *ev, char *err,
+                                   size_t errlen) {
+  thr_blob b;
+  int rc = read_blob(c, "state/measurement", &b, err, errlen);
+  if (!rc) rc = thr_measure_unpack(m, s, &b, err, errlen);
+  thr_blob_free(&b);
+  if (rc) return -1;
+  if (ev) {
+    rc = read_blob(c, "state/outputs", &b, err, errlen);
+    if (!rc) rc = thr_evac_output_unpack(ev, &b, err, errlen);
+    thr_blob_free(&b);
+  }
+  return rc;
+}
+
+void thr_checkpoint_close(thr_checkpoint *c) {
+  if (!c) return;
+  if (c->file >= 0) H5Fclose(c->file);
+  free(c);
+}
+
+#else /* no HDF5 */
+
+struct thr_checkpoint {
+  int unused;
+};
+
+static const char no_hdf5[] =
+    "this throng was built without HDF5 (THRONG_HDF5), which checkpoints need; install libhdf5-openmpi-dev and "
+    "rebuild";
+
+int thr_checkpoint_write(const char *path, thr_sim *s, const thr_scenario *sc, thr_measure *m,
+                         const thr_evac_output *ev, char *err, size_t errlen) {
+  (void)s, (void)sc, (void)m, (void)ev;
+  snprintf(err, errlen, "%.900s: %s", path, no_hdf5);
+  return -1;
+}
+
+int thr_checkpoint_open(thr_checkpoint **c, const char *path, const thr_scenario *sc, MPI_Comm comm, char *err,
+                        size_t errlen) {
+  (void)sc, (void)comm;
+  *c = NULL;
+  snprintf(err, errlen, "%.900s: %s", path, no_hdf5);
+  return -1;
+}
+
+long thr_checkpoint_step(const thr_checkpoint *c) {
+  (void)c;
+  return 0;
+}
+
+thr_agent_source thr_checkpoint_agents(thr_checkpoint *c) {
+  thr_agent_source src = {NULL, c, 0};
+  return src;
+}
+
+int thr_checkpoint_restore_sim(thr_checkpoint *c, thr_sim *s, char *err, size_t errlen) {
+  (void)c, (void)s, (void)err, (void)errlen;
+  return -1;
+}
+
+int thr_checkpoint_restore_outputs(thr_checkpoint *c, thr_sim *s, thr_measure *m, thr_evac_output *ev, char *err,
+                                   size_t errlen) {
+  (void)c, (void)s, (void)m, (void)ev, (void)err, (void)errlen;
+  return -1;
+}
+
+void thr_checkpoint_close(thr_checkpoint *c) { (void)c; }
+
+#endif

@@ -1,0 +1,339 @@
+#define _POSIX_C_SOURCE 200809L
+#include "trajectory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build_info.h"
+#include "output.h"
+
+/* Rows of /trajectory as the archive defines them. */
+typedef struct traj_row {
+  uint32_t frame, id;
+  double x, y, z;
+} traj_row;
+
+size_t thr_trajectory_bytes_per_agent(void) {
+  /* /trajectory, /points (3 float), /velocity (3 float), /group, /state, /stage */
+  return sizeof(traj_row) + 3 * 4 + 3 * 4 + 4 + 4 + 4;
+}
+
+#ifdef THRONG_HAVE_HDF5
+
+#include "h5io.h"
+
+enum { TABLE_TRAJ, TABLE_POINTS, TABLE_VELOCITY, TABLE_GROUP, TABLE_STATE, TABLE_STAGE, TABLE_FRAMES, N_TABLES };
+
+typedef struct frame_row {
+  uint32_t frame;
+  int64_t step;
+  double time;
+  uint64_t first, rows;
+} frame_row;
+
+struct thr_trajectory {
+  thr_h5 h;
+  char dir[THR_PATH_MAX];
+  thr_trajectory_info info;
+  hid_t d[N_TABLES];
+  hid_t row_file, row_mem, frame_file, frame_mem;
+  frame_row *frames; /* rank 0 */
+  size_t n_frames, cap;
+  traj_row *rows;    /* scratch, this rank's agents */
+  float *vec;
+  size_t scratch;
+  int created; /* the tables exist (made at the first frame, sized by it) */
+};
+
+int thr_trajectory_available(void) { return 1; }
+
+static hid_t row_type(int file) {
+  hid_t t = H5Tcreate(H5T_COMPOUND, file ? 32 : sizeof(traj_row));
+  H5Tinsert(t, "frame", file ? 0 : offsetof(traj_row, frame), file ? H5T_STD_U32LE : H5T_NATIVE_UINT32);
+  H5Tinsert(t, "id", file ? 4 : offsetof(traj_row, id), file ? H5T_STD_U32LE : H5T_NATIVE_UINT32);
+  H5Tinsert(t, "x", file ? 8 : offsetof(traj_row, x), file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE);
+  H5Tinsert(t, "y", file ? 16 : offsetof(traj_row, y), file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE);
+  H5Tinsert(t, "z", file ? 24 : offsetof(traj_row, z), file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE);
+  return t;
+}
+
+static hid_t frame_type(int file) {
+  hid_t t = H5Tcreate(H5T_COMPOUND, file ? 36 : sizeof(frame_row));
+  H5Tinsert(t, "frame", file ? 0 : offsetof(frame_row, frame), file ? H5T_STD_U32LE : H5T_NATIVE_UINT32);
+  H5Tinsert(t, "step", file ? 4 : offsetof(frame_row, step), file ? H5T_STD_I64LE : H5T_NATIVE_INT64);
+  H5Tinsert(t, "time", file ? 12 : offsetof(frame_row, time), file ? H5T_IEEE_F64LE : H5T_NATIVE_DOUBLE);
+  H5Tinsert(t, "first_row", file ? 20 : offsetof(frame_row, first), file ? H5T_STD_U64LE : H5T_NATIVE_UINT64);
+  H5Tinsert(t, "rows", file ? 28 : offsetof(frame_row, rows), file ? H5T_STD_U64LE : H5T_NATIVE_UINT64);
+  return t;
+}
+
+static void release(thr_trajectory *t) {
+  for (int k = 0; k < N_TABLES; ++k) thr_h5_close_dataset(&t->d[k]);
+  H5Tclose(t->row_file);
+  H5Tclose(t->row_mem);
+  H5Tclose(t->frame_file);
+  H5Tclose(t->frame_mem);
+  free(t->frames);
+  free(t->rows);
+  free(t->vec);
+  free(t);
+}
+
+/* Attributes that say what a dataset holds (units, meaning). */
+static int describe(thr_trajectory *t, int k, const char *what) {
+  return thr_h5_attr_string(&t->h, t->d[k], "description", what);
+}
+
+/* The tables, in chunks of chunk_rows rows (chunks are allocated whole:
+ * small for small crowds, up to 2 MiB of /trajectory for large ones). */
+static int create_tables(thr_trajectory *t, hsize_t chunk) {
+  thr_h5 *h = &t->h;
+  t->created = 1;
+  const thr_trajectory_info *info = &t->info;
+  int rc = thr_h5_table(h, "trajectory", t->row_file, 0, chunk, &t->d[TABLE_TRAJ]) ||
+           thr_h5_table(h, "points", H5T_IEEE_F32LE, 3, chunk, &t->d[TABLE_POINTS]) ||
+           thr_h5_table(h, "velocity", H5T_IEEE_F32LE, 3, chunk, &t->d[TABLE_VELOCITY]) ||
+           thr_h5_table(h, "group", H5T_STD_I32LE, 0, chunk, &t->d[TABLE_GROUP]) ||
+           thr_h5_table(h, "state", H5T_STD_U32LE, 0, chunk, &t->d[TABLE_STATE]) ||
+           thr_h5_table(h, "stage", H5T_STD_I32LE, 0, chunk, &t->d[TABLE_STAGE]) ||
+           thr_h5_table(h, "frames", t->frame_file, 0, 1024, &t->d[TABLE_FRAMES]) ||
+           thr_h5_attr_f64(h, t->d[TABLE_TRAJ], "fps", 1.0 / (info->dt * info->every)) ||
+           describe(t, TABLE_TRAJ, "frame, id, x, y, z [m] of every agent at every frame (Pedestrian Dynamics Data "
+                                   "Archive layout); frame = step / every") ||
+           describe(t, TABLE_POINTS, "x, y, z [m] as float32, row for row with /trajectory (for ParaView, "
+                                     "trajectory.xdmf)") ||
+           describe(t, TABLE_VELOCITY, "vx, vy, 0 [m/s], row for row with /trajectory") ||
+           describe(t, TABLE_GROUP, "group number from the scenario, row for row with /trajectory") ||
+           describe(t, TABLE_STATE, "flag bits: 1 at its goal, 2 inside an exit, 4 arrived at its stage, 8 seated "
+                                    "at its slot; row for row with /trajectory") ||
+           describe(t, TABLE_STAGE, "journey stage followed, -1 none; row for row with /trajectory") ||
+           describe(t, TABLE_FRAMES, "one row per frame: frame, step, time [s], first_row and rows of its agents in "
+                                     "the tables above");
+  return rc;
+}
+
+int thr_trajectory_open(thr_trajectory **out, MPI_Comm comm, const char *dir, const thr_trajectory_info *info,
+                        char *err, size_t errlen) {
+  *out = NULL;
+  thr_trajectory *t = calloc(1, sizeof *t);
+  int rc = t ? 0 : -1;
+  int nranks;
+  MPI_Comm_size(comm, &nranks);
+  if (nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, comm);
+  if (rc) {
+    free(t);
+    snprintf(err, errlen, "out of memory opening the trajectory");
+    return -1;
+  }
+  for (int k = 0; k < N_TABLES; ++k) t->d[k] = H5I_INVALID_HID;
+  t->info = *info;
+  snprintf(t->dir, sizeof t->dir, "%s", dir);
+  t->row_file = row_type(1);
+  t->row_mem = row_type(0);
+  t->frame_file = frame_type(1);
+  t->frame_mem = frame_type(0);
+  char path[THR_PATH_MAX + 32];
+  snprintf(path, sizeof path, "%s/trajectory.h5", dir);
+  if (thr_h5_create(&t->h, comm, path, info->deflate, err, errlen)) {
+    release(t);
+    return -1;
+  }
+  thr_h5 *h = &t->h;
+  rc = thr_h5_attr_string(h, 0, "wkt_geometry", info->wkt ? info->wkt : "") ||
+       thr_h5_attr_string(h, 0, "scenario", info->scenario ? info->scenario : "") ||
+       thr_h5_attr_string(h, 0, "producer", "throng " THRONG_VERSION) || thr_h5_attr_f64(h, 0, "dt", info->dt) ||
+       thr_h5_attr_i64(h, 0, "every", info->every);
+  if (rc) {
+    thr_h5_discard(&t->h);
+    release(t);
+    return -1;
+  }
+  *out = t;
+  return 0;
+}
+
+static int scratch(thr_trajectory *t, size_t n) {
+  if (n <= t->scratch && t->rows) return 0;
+  free(t->rows);
+  free(t->vec);
+  t->rows = malloc((n + 1) * sizeof *t->rows);
+  t->vec = malloc((n + 1) * 3 * sizeof *t->vec);
+  t->scratch = t->rows && t->vec ? n : 0;
+  return t->scratch == n ? 0 : -1;
+}
+
+int thr_trajectory_frame(thr_trajectory *t, long step, const thr_agents *a, char *err, size_t errlen) {
+  thr_h5 *h = &t->h;
+  h->err = err;
+  h->errlen = errlen;
+  size_t n = a->n_owned;
+  int rc = 0;
+  if (scratch(t, n)) {
+    snprintf(err, errlen, "%s: out of memory for a frame of %zu agents", h->path, n);
+    rc = -1;
+  }
+  if (thr_h5_agree(h, rc)) return -1;
+  if (!t->created) {
+    uint64_t all = n;
+    if (h->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_UINT64_T, MPI_SUM, h->comm);
+    if (create_tables(t, all < 1024 ? 1024 : all > 65536 ? 65536 : all)) return -1;
+  }
+  uint32_t frame = (uint32_t)(step / t->info.every);
+  for (size_t i = 0; i < n; ++i) {
+    traj_row r = {frame, a->id[i], (double)a->x[i].x, (double)a->x[i].y, 0.0};
+    t->rows[i] = r;
+  }
+  uint64_t first = 0, total = 0;
+  if (thr_h5_append(h, t->d[TABLE_TRAJ], t->row_mem, sizeof *t->rows, 0, n, t->rows, &first, &total)) return -1;
+  for (size_t i = 0; i < n; ++i) {
+    t->vec[3 * i] = a->x[i].x;
+    t->vec[3 * i + 1] = a->x[i].y;
+    t->vec[3 * i + 2] = 0.0f;
+  }
+  if (thr_h5_append(h, t->d[TABLE_POINTS], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL)) return -1;
+  for (size_t i = 0; i < n; ++i) {
+    t->vec[3 * i] = a->v[i].x;
+    t->vec[3 * i + 1] = a->v[i].y;
+    t->vec[3 * i + 2] = 0.0f;
+  }
+  if (thr_h5_append(h, t->d[TABLE_VELOCITY], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL) ||
+      thr_h5_append(h, t->d[TABLE_GROUP], H5T_NATIVE_INT32, 4, 0, n, a->group, NULL, NULL) ||
+      thr_h5_append(h, t->d[TABLE_STATE], H5T_NATIVE_UINT32, 4, 0, n, a->flags, NULL, NULL) ||
+      thr_h5_append(h, t->d[TABLE_STAGE], H5T_NATIVE_INT32, 4, 0, n, a->stage, NULL, NULL))
+    return -1;
+  frame_row fr = {frame, step, (double)step * t->info.dt, first, total};
+  rc = 0;
+  if (h->rank == 0) {
+    if (t->n_frames == t->cap) {
+      size_t cap = t->cap ? 2 * t->cap : 64;
+      frame_row *q = realloc(t->frames, cap * sizeof *q);
+      if (q) {
+        t->frames = q;
+        t->cap = cap;
+      }
+    }
+    if (t->n_frames < t->cap)
+      t->frames[t->n_frames++] = fr;
+    else
+      snprintf(err, errlen, "%s: out of memory listing frames", h->path), rc = -1;
+  }
+  if (thr_h5_agree(h, rc)) return -1;
+  if (thr_h5_append(h, t->d[TABLE_FRAMES], t->frame_mem, sizeof fr, 0, h->rank == 0 ? 1 : 0, &fr, NULL, NULL))
+    return -1;
+  return thr_h5_flush(h);
+}
+
+/* ---- trajectory.xdmf ---------------------------------------------------------------- */
+
+/* A HyperSlab of rows [first, first + n) of a (total x cols) dataset. */
+static void xdmf_slab(FILE *f, const frame_row *fr, uint64_t total, int cols, const char *type, int prec,
+                      const char *dataset) {
+  const char *ind = "          ";
+  if (cols)
+    fprintf(f, "%s<DataItem ItemType=\"HyperSlab\" Dimensions=\"%llu %d\" Type=\"HyperSlab\">\n", ind,
+            (unsigned long long)fr->rows, cols);
+  else
+    fprintf(f, "%s<DataItem ItemType=\"HyperSlab\" Dimensions=\"%llu\" Type=\"HyperSlab\">\n", ind,
+            (unsigned long long)fr->rows);
+  if (cols)
+    fprintf(f, "%s  <DataItem Dimensions=\"3 2\" Format=\"XML\">%llu 0 1 1 %llu %d</DataItem>\n", ind,
+            (unsigned long long)fr->first, (unsigned long long)fr->rows, cols);
+  else
+    fprintf(f, "%s  <DataItem Dimensions=\"3 1\" Format=\"XML\">%llu 1 %llu</DataItem>\n", ind,
+            (unsigned long long)fr->first, (unsigned long long)fr->rows);
+  if (cols)
+    fprintf(f, "%s  <DataItem Dimensions=\"%llu %d\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">", ind,
+            (unsigned long long)total, cols, type, prec);
+  else
+    fprintf(f, "%s  <DataItem Dimensions=\"%llu\" NumberType=\"%s\" Precision=\"%d\" Format=\"HDF\">", ind,
+            (unsigned long long)total, type, prec);
+  fprintf(f, "trajectory.h5:/%s</DataItem>\n%s</DataItem>\n", dataset, ind);
+}
+
+static int write_xdmf(thr_trajectory *t, char *err, size_t errlen) {
+  char path[THR_PATH_MAX + 32], tmp[THR_PATH_MAX + 48];
+  snprintf(path, sizeof path, "%s/trajectory.xdmf", t->dir);
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
+  uint64_t total = 0;
+  for (size_t k = 0; k < t->n_frames; ++k) total += t->frames[k].rows;
+  fprintf(f, "<?xml version=\"1.0\" ?>\n<!-- throng trajectory: open this file in ParaView (points over time; "
+             "the data are in trajectory.h5) -->\n<Xdmf Version=\"2.0\">\n  <Domain>\n"
+             "    <Grid Name=\"agents\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+  static const struct {
+    const char *name, *dataset, *type;
+    int cols, center_vector;
+  } attrs[] = {{"velocity", "velocity", "Float", 3, 1},
+               {"group", "group", "Int", 0, 0},
+               {"state", "state", "UInt", 0, 0},
+               {"stage", "stage", "Int", 0, 0}};
+  for (size_t k = 0; k < t->n_frames; ++k) {
+    const frame_row *fr = &t->frames[k];
+    if (!fr->rows) continue; /* an empty frame has no points to show */
+    fprintf(f,
+            "      <Grid Name=\"frame %u\" GridType=\"Uniform\">\n        <Time Value=\"%.9g\"/>\n"
+            "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n"
+            "        <Geometry GeometryType=\"XYZ\">\n",
+            fr->frame, fr->time, (unsigned long long)fr->rows);
+    xdmf_slab(f, fr, total, 3, "Float", 4, "points");
+    fprintf(f, "        </Geometry>\n");
+    for (size_t a = 0; a < sizeof attrs / sizeof attrs[0]; ++a) {
+      fprintf(f, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", attrs[a].name,
+              attrs[a].center_vector ? "Vector" : "Scalar");
+      xdmf_slab(f, fr, total, attrs[a].cols, attrs[a].type, 4, attrs[a].dataset);
+      fprintf(f, "        </Attribute>\n");
+    }
+    fprintf(f, "      </Grid>\n");
+  }
+  fprintf(f, "    </Grid>\n  </Domain>\n</Xdmf>\n");
+  return thr_file_commit(f, path, tmp, err, errlen);
+}
+
+int thr_trajectory_close(thr_trajectory *t, char *err, size_t errlen) {
+  if (!t) return 0;
+  thr_h5 *h = &t->h;
+  h->err = err;
+  h->errlen = errlen;
+  int rc = t->created ? 0 : create_tables(t, 1024); /* no frame: the tables, empty */
+  for (int k = 0; k < N_TABLES; ++k) thr_h5_close_dataset(&t->d[k]);
+  rc = rc ? (thr_h5_discard(h), -1) : thr_h5_commit(h);
+  if (!rc) {
+    int xrc = h->rank == 0 ? write_xdmf(t, err, errlen) : 0;
+    rc = thr_h5_agree(h, xrc);
+  }
+  release(t);
+  return rc;
+}
+
+#else /* no HDF5 */
+
+struct thr_trajectory {
+  int unused;
+};
+
+int thr_trajectory_available(void) { return 0; }
+
+int thr_trajectory_open(thr_trajectory **t, MPI_Comm comm, const char *dir, const thr_trajectory_info *info,
+                        char *err, size_t errlen) {
+  (void)comm;
+  (void)info;
+  *t = NULL;
+  snprintf(err, errlen,
+           "%.900s/trajectory.h5: this throng was built without HDF5 (THRONG_HDF5); install libhdf5-openmpi-dev "
+           "and rebuild, or set output.trajectory_format: csv",
+           dir);
+  return -1;
+}
+
+int thr_trajectory_frame(thr_trajectory *t, long step, const thr_agents *mine, char *err, size_t errlen) {
+  (void)t, (void)step, (void)mine, (void)err, (void)errlen;
+  return -1;
+}
+
+int thr_trajectory_close(thr_trajectory *t, char *err, size_t errlen) {
+  (void)t, (void)err, (void)errlen;
+  return 0;
+}
+
+#endif
