@@ -21,7 +21,7 @@ half=$(( $(nproc) / 2 ))
 build() { # dir, extra args
   local dir=$1; shift
   [ -x "$dir/bin/throng" ] && return 0
-  cmake -S . -B "$dir" -G Ninja -DTHRONG_CUDA=ON -DTHRONG_HDF5=OFF "$@" >"$out/cfg-$dir.log" 2>&1 &&
+  cmake -S . -B "$dir" -G Ninja -DTHRONG_CUDA=ON "$@" >"$out/cfg-$dir.log" 2>&1 &&
     cmake --build "$dir" -j "$half" >"$out/build-$dir.log" 2>&1
 }
 t0=$SECONDS
@@ -45,7 +45,7 @@ if [ "$what" != tests ]; then
     scn=configs/evacuation/stadium/stadium.yaml
     [ $size = reduced ] && scn=configs/evacuation/stadium/stadium-reduced.yaml
     t0=$SECONDS
-    timeout 420 build-gpu/bin/throng run "$scn" --backend cuda --out "$out/study-$size" --overwrite >"$out/run-$size.log" 2>&1
+    timeout 420 build-gpu/bin/throng run "$scn" --backend cuda --out "$out/study-$size" --overwrite --set output.trajectory_format=csv >"$out/run-$size.log" 2>&1
     echo "stadium $size: exit $? in $((SECONDS - t0)) s"
     tail -2 "$out/run-$size.log"
     tr -d '\n' <"$out/study-$size/summary.json"; echo

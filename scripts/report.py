@@ -176,8 +176,32 @@ def read_map(inp, name, np):
         return None
 
 
+def trajectory_frames_h5(inp):
+    """Frames of trajectory.h5: [(step, time, (path, first_row, rows))], or None
+    when there is no such file or h5py cannot read it."""
+    path = inp.path("trajectory.h5")
+    if not os.path.isfile(path):
+        return None
+    try:
+        import h5py  # Debian: python3-h5py
+    except ImportError:
+        inp.problem("trajectory.h5", "python3-h5py is not installed; no snapshots")
+        return []
+    try:
+        with h5py.File(path, "r") as f:
+            fr = f["frames"][:]
+        return [[int(r["step"]), float(r["time"]), (path, int(r["first_row"]), int(r["rows"]))] for r in fr]
+    except (OSError, KeyError, ValueError) as err:
+        inp.problem("trajectory.h5", err)
+        return []
+
+
 def trajectory_frames(inp):
-    """[(step, time or None, path)] sorted by step."""
+    """[(step, time or None, path)] sorted by step (path: a CSV frame, or
+    (trajectory.h5, first row, rows))."""
+    h5 = trajectory_frames_h5(inp)
+    if h5 is not None:
+        return h5
     paths = glob.glob(os.path.join(inp.path("trajectory"), "trajectory.*.csv"))
     frames = []
     for p in paths:
@@ -200,7 +224,15 @@ def trajectory_frames(inp):
 
 
 def read_frame(path, np):
-    """(x, y, speed, radius) arrays of one trajectory file."""
+    """(x, y, speed, radius) arrays of one trajectory file or trajectory.h5 frame."""
+    if isinstance(path, tuple):
+        import h5py
+        name, first, rows = path
+        with h5py.File(name, "r") as f:
+            p = f["points"][first:first + rows].astype(float)
+            v = f["velocity"][first:first + rows].astype(float)
+            r = f["radius"][first:first + rows].astype(float)
+        return p[:, 0], p[:, 1], np.hypot(v[:, 0], v[:, 1]), r
     with open(path, encoding="utf-8") as f:
         header = [h.strip() for h in f.readline().strip().split(",")]
     need = ["x", "y", "vx", "vy", "radius"]

@@ -474,7 +474,8 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
             (double)s->step * s->prm.dt, s->step);
   /* Slurm's warning before a time limit (SIGTERM, or SIGUSR1 with
    * --signal): a checkpoint to go on from, unless this step has one */
-  if (state == THR_RUN_INTERRUPTED && out && (r.stop_signal == SIGTERM || r.stop_signal == SIGUSR1)) {
+  if (state == THR_RUN_INTERRUPTED && out && thr_checkpoint_available() &&
+      (r.stop_signal == SIGTERM || r.stop_signal == SIGUSR1)) {
     char name[48];
     snprintf(name, sizeof name, "checkpoint-%08ld.h5", s->step);
     const char *last = strrchr(r.checkpoint, '/');

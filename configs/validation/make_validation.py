@@ -170,7 +170,7 @@ def rimea01(preset):
     d.block(["name: walker", "layout: grid", "min: [%s, 1]" % g(R01_X0), "max: [%s, 1]" % g(R01_X0),
              "rows: 1", "cols: 1", "speed: %s" % g(R01_SPEED)])
     d.w("")
-    d.w("output: {trajectory_every: 12, metrics_every: 48}   # a frame every 0.25 s")
+    d.w("output: {trajectory_format: csv, trajectory_every: 12, metrics_every: 48}   # a frame every 0.25 s")
     return d.text()
 
 
@@ -210,7 +210,7 @@ def fd(preset, rho):
     d.w("measurement:")
     d.w("  areas: [{name: fd, polygon: %s}]" % pts(rect(FD_AREA[0], 0, FD_AREA[1], FD_W)))
     d.w("")
-    d.w("output: {trajectory_every: 240, metrics_every: 24}   # areas every 0.5 s, a frame every 5 s")
+    d.w("output: {trajectory_format: csv, trajectory_every: 240, metrics_every: 24}   # areas every 0.5 s, a frame every 5 s")
     return d.text()
 
 
@@ -232,7 +232,7 @@ def rimea05(preset):
         d.block(["name: react%d" % t, "layout: grid", "min: %s" % pt(p), "max: %s" % pt(p), "rows: 1",
                  "cols: 1", "premovement: %d" % t])
     d.w("")
-    d.w("output: {trajectory_every: %d, metrics_every: 24}   # a frame every 0.5 s" % R05_FRAME_STEPS)
+    d.w("output: {trajectory_format: csv, trajectory_every: %d, metrics_every: 24}   # a frame every 0.5 s" % R05_FRAME_STEPS)
     return d.text()
 
 
@@ -251,7 +251,7 @@ def rimea06(preset):
     d.w("agents:")
     d.block(["name: crowd", "layout: polygon", "polygon: %s" % pts(rect(0.25, 0.25, 6, 1.75)), "count: 20"])
     d.w("")
-    d.w("output: {trajectory_every: 1, metrics_every: 1}   # every step")
+    d.w("output: {trajectory_format: csv, trajectory_every: 1, metrics_every: 1}   # every step")
     return d.text()
 
 
@@ -279,7 +279,7 @@ def rimea07(preset):
                  "max: [1, %s]" % g(y0 + (R07_PER_GROUP - 1) * R07_LANE), "rows: %d" % R07_PER_GROUP,
                  "cols: 1", "speed: {rimea: %s}" % grp])
     d.w("")
-    d.w("output: {trajectory_every: 240, metrics_every: 48}   # a frame every 5 s")
+    d.w("output: {trajectory_format: csv, trajectory_every: 240, metrics_every: 48}   # a frame every 5 s")
     return d.text()
 
 
@@ -336,7 +336,7 @@ def rimea09(preset, keep):
         y = -0.125 if side == "south" else R09_H + 0.125
         d.w("    - {name: door_%s, segment: [[%s, %s], [%s, %s]]}" % (k, g(x0), g(y), g(x1), g(y)))
     d.w("")
-    d.w("output: {trajectory_every: 0, metrics_every: 48}")
+    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 48}")
     return d.text()
 
 
@@ -381,7 +381,7 @@ def rimea10(preset):
         d.block(["name: room%d" % i, "layout: grid", "min: %s" % pt(p0), "max: %s" % pt(p1), "rows: 1",
                  "cols: %d" % n, "group: %d" % i, "exit: %s" % R10_EXIT[i]])
     d.w("")
-    d.w("output: {trajectory_every: 48, metrics_every: 48}")
+    d.w("output: {trajectory_format: csv, trajectory_every: 48, metrics_every: 48}")
     return d.text()
 
 
@@ -416,7 +416,7 @@ def rimea12(preset):
     d.w("    - {name: corridor_entry, polygon: %s}" % pts(R12_AREA_ENTRY))
     d.w("    - {name: exit_front, polygon: %s}" % pts(R12_AREA_EXIT))
     d.w("")
-    d.w("output: {trajectory_every: 0, metrics_every: 1}   # lines.csv every step: crossing times to the step")
+    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 1}   # lines.csv every step: crossing times to the step")
     return d.text()
 
 
@@ -449,7 +449,7 @@ def rimea15(preset, kind):
     d.w("")
     d.w("measurement:\n  lines: [{name: corridor_entry, segment: [[%s, 4], [%s, 6]]}]" % (g(cx + 1), g(cx + 1)))
     d.w("")
-    d.w("output: {trajectory_every: 0, metrics_every: 48}")
+    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 48}")
     return d.text()
 
 
@@ -474,7 +474,7 @@ def imo_door(preset):
     d.w("")
     d.w("measurement:\n  lines: [{name: door, segment: %s}]" % pts(IMO_DOOR_LINE))
     d.w("")
-    d.w("output: {trajectory_every: 0, metrics_every: 1}   # lines.csv every step")
+    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 1}   # lines.csv every step")
     return d.text()
 
 
@@ -524,7 +524,7 @@ def bottleneck(preset, w):
     d.w("")
     d.w("measurement:\n  lines: [{name: door, segment: %s}]" % pts(bn_line(w)))
     d.w("")
-    d.w("output: {trajectory_every: 0, metrics_every: 1}   # lines.csv every step")
+    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 1}   # lines.csv every step")
     return d.text()
 
 

@@ -15,15 +15,15 @@ typedef struct traj_row {
 } traj_row;
 
 size_t thr_trajectory_bytes_per_agent(void) {
-  /* /trajectory, /points (3 float), /velocity (3 float), /group, /state, /stage */
-  return sizeof(traj_row) + 3 * 4 + 3 * 4 + 4 + 4 + 4;
+  /* /trajectory, /points (3 float), /velocity (3 float), /radius, /group, /state, /stage */
+  return sizeof(traj_row) + 3 * 4 + 3 * 4 + 4 + 4 + 4 + 4;
 }
 
 #ifdef THRONG_HAVE_HDF5
 
 #include "h5io.h"
 
-enum { TABLE_TRAJ, TABLE_POINTS, TABLE_VELOCITY, TABLE_GROUP, TABLE_STATE, TABLE_STAGE, TABLE_FRAMES, N_TABLES };
+enum { TABLE_TRAJ, TABLE_POINTS, TABLE_VELOCITY, TABLE_RADIUS, TABLE_GROUP, TABLE_STATE, TABLE_STAGE, TABLE_FRAMES, N_TABLES };
 
 typedef struct frame_row {
   uint32_t frame;
@@ -94,6 +94,7 @@ static int create_tables(thr_trajectory *t, hsize_t chunk) {
   int rc = thr_h5_table(h, "trajectory", t->row_file, 0, chunk, &t->d[TABLE_TRAJ]) ||
            thr_h5_table(h, "points", H5T_IEEE_F32LE, 3, chunk, &t->d[TABLE_POINTS]) ||
            thr_h5_table(h, "velocity", H5T_IEEE_F32LE, 3, chunk, &t->d[TABLE_VELOCITY]) ||
+           thr_h5_table(h, "radius", H5T_IEEE_F32LE, 0, chunk, &t->d[TABLE_RADIUS]) ||
            thr_h5_table(h, "group", H5T_STD_I32LE, 0, chunk, &t->d[TABLE_GROUP]) ||
            thr_h5_table(h, "state", H5T_STD_U32LE, 0, chunk, &t->d[TABLE_STATE]) ||
            thr_h5_table(h, "stage", H5T_STD_I32LE, 0, chunk, &t->d[TABLE_STAGE]) ||
@@ -104,6 +105,7 @@ static int create_tables(thr_trajectory *t, hsize_t chunk) {
            describe(t, TABLE_POINTS, "x, y, z [m] as float32, row for row with /trajectory (for ParaView, "
                                      "trajectory.xdmf)") ||
            describe(t, TABLE_VELOCITY, "vx, vy, 0 [m/s], row for row with /trajectory") ||
+           describe(t, TABLE_RADIUS, "disk radius [m], row for row with /trajectory") ||
            describe(t, TABLE_GROUP, "group number from the scenario, row for row with /trajectory") ||
            describe(t, TABLE_STATE, "flag bits: 1 at its goal, 2 inside an exit, 4 arrived at its stage, 8 seated "
                                     "at its slot; row for row with /trajectory") ||
@@ -198,6 +200,7 @@ int thr_trajectory_frame(thr_trajectory *t, long step, const thr_agents *a, char
     t->vec[3 * i + 2] = 0.0f;
   }
   if (thr_h5_append(h, t->d[TABLE_VELOCITY], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL) ||
+      thr_h5_append(h, t->d[TABLE_RADIUS], H5T_NATIVE_FLOAT, 4, 0, n, a->radius, NULL, NULL) ||
       thr_h5_append(h, t->d[TABLE_GROUP], H5T_NATIVE_INT32, 4, 0, n, a->group, NULL, NULL) ||
       thr_h5_append(h, t->d[TABLE_STATE], H5T_NATIVE_UINT32, 4, 0, n, a->flags, NULL, NULL) ||
       thr_h5_append(h, t->d[TABLE_STAGE], H5T_NATIVE_INT32, 4, 0, n, a->stage, NULL, NULL))
@@ -265,6 +268,7 @@ static int write_xdmf(thr_trajectory *t, char *err, size_t errlen) {
     const char *name, *dataset, *type;
     int cols, center_vector;
   } attrs[] = {{"velocity", "velocity", "Float", 3, 1},
+               {"radius", "radius", "Float", 0, 0},
                {"group", "group", "Int", 0, 0},
                {"state", "state", "UInt", 0, 0},
                {"stage", "stage", "Int", 0, 0}};

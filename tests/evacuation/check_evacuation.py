@@ -98,7 +98,8 @@ def fatal(what):
 # ---- running throng ------------------------------------------------------------
 
 def run(a, scenario, out, *extra, prefix=(), timeout=120, expect=0):
-    cmd = list(prefix) + [a.throng, "run", os.path.join(DATA, scenario), "--out", out, "--quiet"] + list(extra)
+    cmd = list(prefix) + [a.throng, "run", os.path.join(DATA, scenario), "--out", out, "--quiet",
+                          "--set", "output.trajectory_format=csv"] + list(extra)  # the checks read CSV frames
     env = dict(os.environ, OMP_NUM_THREADS="1")
     t0 = time.time()
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env, errors="replace")

@@ -158,11 +158,11 @@ def final_no_parent(a, tmp):
 
 def out_not_empty(a, tmp):
     p = run([a.throng, "run", MINIMAL, "--steps", "12", "--out", "out", "--quiet", "--set",
-             "output.trajectory_every=1"], tmp)
+             "output.trajectory_every=1", "--set", "output.trajectory_format=csv"], tmp)
     check(p.returncode == 0, "an earlier run of 12 steps, a frame every step")
     refused(a, tmp, ["--out", "out"], r"not empty.*--overwrite", "a second run into the same directory")
     p = run([a.throng, "run", MINIMAL, "--steps", "2", "--out", "out", "--quiet", "--overwrite", "--set",
-             "output.trajectory_every=1"], tmp)
+             "output.trajectory_every=1", "--set", "output.trajectory_format=csv"], tmp)
     frames = sorted(f for f in os.listdir(os.path.join(tmp, "out", "trajectory")) if f.endswith(".csv"))
     check(p.returncode == 0 and len(frames) == 3, "--overwrite: the directory holds this run's 3 frames only (%d)"
           % len(frames))
@@ -232,8 +232,8 @@ def fault_final(a, tmp):
 
 def fault_frame(a, tmp):
     out = os.path.join(tmp, "out")
-    p = run([a.throng, "run", MINIMAL, "--steps", "10", "--out", out, "--quiet", "--set", "output.trajectory_every=2"],
-            tmp, {"THRONG_FAULT_WRITE": "trajectory.00000006.csv"})
+    p = run([a.throng, "run", MINIMAL, "--steps", "10", "--out", out, "--quiet", "--set", "output.trajectory_every=2",
+             "--set", "output.trajectory_format=csv"], tmp, {"THRONG_FAULT_WRITE": "trajectory.00000006.csv"})
     check(p.returncode == 1 and "trajectory.00000006.csv: write failed" in p.stderr, "exit 1 naming the frame")
     check(not tmp_files(tmp), "no temporary files")
     series = json.load(open(os.path.join(out, "trajectory", "trajectory.csv.series")))
@@ -250,7 +250,7 @@ def fault_run_json(a, tmp):
 def sigterm(a, tmp):
     out = os.path.join(tmp, "out")
     cmd = [a.throng, "run", os.path.join(ROOT, "configs", "paper", "bottleneck-3600.yaml"), "--steps", "100000",
-           "--out", out, "--set", "output.trajectory_every=10"]
+           "--out", out, "--set", "output.trajectory_every=10", "--set", "output.trajectory_format=csv"]
     proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, OMP_NUM_THREADS="1"))
     path = os.path.join(out, "metrics.csv")
@@ -261,13 +261,22 @@ def sigterm(a, tmp):
     _, err = proc.communicate(timeout=60)
     print("$ " + " ".join(cmd) + " (SIGTERM after %.1f s)\n  exit %d\n  stderr: %s" % (time.time() - t0,
                                                                                   proc.returncode, err.strip()[-400:]))
-    check(proc.returncode == 143, "exit 143 = 128 + SIGTERM (got %d)" % proc.returncode)
+    info = subprocess.run([a.throng, "info"], capture_output=True, text=True).stdout
+    hdf5 = re.search(r"HDF5\s+ON", info) is not None  # checkpoints need HDF5
+    want = 75 if hdf5 else 143
+    check(proc.returncode == want, "exit %d: %s (got %d)" % (want, "checkpointed" if hdf5 else "128 + SIGTERM",
+                                                             proc.returncode))
     text, rows = metrics_rows(path)
     steps = [int(r[0]) for r in rows]
     check(text.endswith("\n") and all(len(r) == 10 for r in rows), "metrics.csv ends with a complete row")
     check(steps == list(range(len(steps))), "rows of consecutive steps 0..%d" % (steps[-1] if steps else -1))
     rj = run_json(out)
-    check(rj["state"] == "interrupted" and rj["last_step"] == steps[-1], "run.json: interrupted at the last row's step")
+    check(rj["state"] == ("checkpointed" if hdf5 else "interrupted") and rj["last_step"] == steps[-1],
+          "run.json: %s at the last row's step" % rj["state"])
+    if hdf5:
+        ckpt = os.path.join(out, "checkpoints", "checkpoint-%08d.h5" % steps[-1])
+        check(os.path.isfile(ckpt) and rj.get("checkpoint", "").endswith(os.path.basename(ckpt)),
+              "the checkpoint of that step is there and run.json names it")
     series = json.load(open(os.path.join(out, "trajectory", "trajectory.csv.series")))
     check(len(series["files"]) >= 1, "the series index is valid JSON")
     check(not tmp_files(tmp), "no temporary files")

@@ -29,7 +29,9 @@ import tempfile
 
 
 def run(throng, scenario, steps, out, sets, extra=(), env=None):
-    cmd = [throng, "run", scenario, "--steps", str(steps), "--out", out, "--quiet"]
+    # these checks read the CSV frames
+    cmd = [throng, "run", scenario, "--steps", str(steps), "--out", out, "--quiet", "--set",
+           "output.trajectory_format=csv"]
     for s in sets:
         cmd += ["--set", s]
     cmd += list(extra)

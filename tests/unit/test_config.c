@@ -609,7 +609,7 @@ THR_TEST(unknown_keys) {
   FAILS("world: {min: [0, 0], max: [1, 1], mid: 3}\n" AGENTS,
         ":1:35: world: unknown key 'mid' (known keys here: min, max)");
   FAILS(WORLD "output: {directory: x}\n" AGENTS,
-        ":2:10: output: unknown key 'directory' (known keys here: dir, trajectory_every, metrics_every)");
+        ":2:10: output: unknown key 'directory' (known keys here: dir, trajectory_every, metrics_every, trajectory_format, compression, checkpoint_every, checkpoint_keep)");
   FAILS(WORLD "zzz: 1\n" AGENTS, ":2:1: unknown key 'zzz' (known keys here: name,");
 }
 
