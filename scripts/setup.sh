@@ -25,7 +25,8 @@ MIN_CMAKE=3.25
 TOOLS_DIR=${THRONG_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/throng/tools}
 
 PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libyaml-dev python3
-          python3-matplotlib python3-numpy) # matplotlib: `throng report`; numpy: ctest -L validation
+          python3-matplotlib python3-numpy # matplotlib: `throng report`; numpy: ctest -L validation
+          libhdf5-openmpi-dev python3-h5py python3-venv) # HDF5 trajectories/checkpoints; h5py, venv (PedPy): ctest -L io
 set -f
 # shellcheck disable=SC2206  # word splitting is intended
 PACKAGES+=(${THRONG_EXTRA_PACKAGES:-})

@@ -1,0 +1,80 @@
+# HDF5 trajectory and checkpoint/restart tests (label `io`). Included from
+# tests/CMakeLists.txt (THRONG_EXE, THRONG_TEST_ENV, Python3). Every case of
+# tests/io/check_io.py documents its checks. They read HDF5 files with h5py:
+# the interpreter is THRONG_IO_PYTHON, by default the first of Python3 and
+# /usr/bin/python3 (Debian's python3-h5py) that imports h5py and numpy; with
+# none the h5py cases skip (77). io.pedpy installs PedPy from PyPI into
+# ${CMAKE_BINARY_DIR}/venv-io once and skips when it cannot (no network).
+set(THRONG_IO_CHECK_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/check_io.py)
+
+if(NOT THRONG_HAVE_HDF5)
+  # without HDF5: what needs it is refused (exit 2, "built without HDF5")
+  add_test(NAME io.no_hdf5 COMMAND ${Python3_EXECUTABLE} ${THRONG_IO_CHECK_SCRIPT} ${THRONG_EXE} no_hdf5)
+  set_tests_properties(io.no_hdf5 PROPERTIES LABELS io ENVIRONMENT "${THRONG_TEST_ENV}" TIMEOUT 60)
+  return()
+endif()
+
+if(NOT THRONG_IO_PYTHON)
+  set(_io_python ${Python3_EXECUTABLE})
+  foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
+    if(EXISTS ${py})
+      execute_process(COMMAND ${py} -c "import h5py, numpy" RESULT_VARIABLE _io_rc OUTPUT_QUIET ERROR_QUIET)
+      if(_io_rc EQUAL 0)
+        set(_io_python ${py})
+        break()
+      endif()
+    endif()
+  endforeach()
+  set(THRONG_IO_PYTHON ${_io_python} CACHE FILEPATH "Python with h5py and numpy for the io tests")
+  message(STATUS "io tests: python ${THRONG_IO_PYTHON}")
+endif()
+
+set(THRONG_IO_ENV ${THRONG_TEST_ENV})
+set(THRONG_IO_MPI)
+if(MPIEXEC_EXECUTABLE)
+  set(_io_flags ${MPIEXEC_PREFLAGS})
+  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _io_mpiexec_version ERROR_QUIET)
+  if(_io_mpiexec_version MATCHES "Open MPI|OpenRTE")
+    list(APPEND _io_flags --oversubscribe)
+    list(APPEND THRONG_IO_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
+  endif()
+  string(REPLACE ";" " " _io_flags "${_io_flags}")
+  set(THRONG_IO_MPI --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--mpi-flags=${_io_flags}")
+endif()
+
+set(THRONG_IO_CHECK ${THRONG_IO_PYTHON} ${THRONG_IO_CHECK_SCRIPT} ${THRONG_EXE})
+set(THRONG_IO_DATA ${CMAKE_SOURCE_DIR}/tests/data)
+
+function(throng_io_test name procs)
+  add_test(NAME io.${name} COMMAND ${THRONG_IO_CHECK} ${ARGN} ${THRONG_IO_MPI})
+  set_tests_properties(io.${name} PROPERTIES LABELS io ENVIRONMENT "${THRONG_IO_ENV}" PROCESSORS ${procs}
+                                             SKIP_RETURN_CODE 77 TIMEOUT 300)
+endfunction()
+
+# trajectory.h5 (written on 2 ranks) against a CSV run; the XDMF sidecar.
+throng_io_test(trajectory_layout 2 trajectory_layout)
+# PedPy reads the file unchanged; the classic density is agents / area.
+throng_io_test(pedpy 2 pedpy --venv ${CMAKE_BINARY_DIR}/venv-io)
+set_tests_properties(io.pedpy PROPERTIES TIMEOUT 900)
+# Restarts on another rank count give the uninterrupted run's final state,
+# byte for byte: the pedestrian preset 1 -> 3 ranks; an evacuation with two
+# exits, a ticket queue, a journey with round-robin transitions and a
+# source still adding agents at the checkpoint 2 -> 4; the migration-heavy
+# lanes 4 -> 1.
+throng_io_test(restart_equal_1_3 3 restart_equal --scenario ${THRONG_IO_DATA}/mpi/pedestrian.yaml
+               --from 1 --to 3 --steps 200 --every 50 --restart-step 100)
+throng_io_test(restart_equal_2_4 4 restart_equal --scenario ${THRONG_IO_DATA}/evacuation/ranks.yaml
+               --from 2 --to 4 --steps 800 --every 100 --restart-step 300)
+throng_io_test(restart_equal_4_1 4 restart_equal --scenario ${THRONG_IO_DATA}/mpi/lanes.yaml
+               --from 4 --to 1 --steps 300 --every 100 --restart-step 200)
+# SIGTERM / SIGUSR1 to mpiexec: a checkpoint, run.json "checkpointed", and
+# the restart from it equals the uninterrupted run.
+throng_io_test(signal_checkpoint 2 signal --signal TERM)
+throng_io_test(signal_usr1 2 signal --signal USR1)
+# Refused restarts: exit 2, the file and the reason named, nothing written.
+throng_io_test(bad_checkpoints 1 bad_checkpoints)
+# A full disk (THRONG_FAULT_WRITE) while writing a checkpoint / the trajectory.
+throng_io_test(full_disk 1 full_disk)
+throng_io_test(full_disk_trajectory 1 full_disk_trajectory)
+# output.compression: same data, smaller file; 12 refused.
+throng_io_test(compression 1 compression)
