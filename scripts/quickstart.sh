@@ -130,7 +130,9 @@ cat <<MSG
   maps/               time-averaged density and speed (density.csv, speed.csv; maps.vti for ParaView)
   geometry.json       the floor plan: walkable area, obstacles, exits, measurement areas and lines
   metrics.csv         per output step: agents, mean speed, overlaps, wall penetrations
-  trajectory/         agent positions and velocities (trajectory.*.csv, trajectory.csv.series)
+  trajectory.h5       every agent at every output step (PedPy loads it; trajectory.xdmf opens it in
+                      ParaView); trajectory/*.csv instead in a build without HDF5
+  checkpoints/        (on SIGTERM/SIGUSR1 or output.checkpoint_every) restart with --restart FILE
   run.json            what ran: scenario, parameters, build, ranks, timings
 MSG
 if [[ $REPORT_OK -eq 1 ]]; then
@@ -142,9 +144,9 @@ fi
 cat <<MSG
 
 ParaView:
-  Agents: File > Open $OUT/trajectory/trajectory.csv.series, Apply, then Filters > Table To Points
-    with X Column = x, Y Column = y, "2D Points" ticked, Apply; show it as Point Gaussian
-    (scale by radius) coloured by group or vx, and press Play.$MAPS_NOTE
+  Agents: File > Open $OUT/trajectory.xdmf (XDMF Reader), Apply; show it as Point Gaussian
+    (scale by radius) coloured by velocity or group, and press Play. (Without HDF5: open
+    $OUT/trajectory/trajectory.csv.series, then Filters > Table To Points, X = x, Y = y.)$MAPS_NOTE
 
 More: configs/evacuation/README.md, docs/user-guide.md
 MSG

@@ -446,7 +446,8 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   long first = s->step;
   double work0 = s->agent_steps;
   int state = THR_RUN_COMPLETE, code = 0, empty = 0;
-  code = check_and_write(&r, 1, metrics, frames, &state);
+  /* a restarted run's first frame only when due: frame numbers stay step / every */
+  code = check_and_write(&r, 1, metrics, frames && due(s->step, o->trajectory_every), &state);
   double t0 = MPI_Wtime();
   for (long k = 0; k < o->steps && !code && !empty; ++k) {
     thr_sim_step(s);

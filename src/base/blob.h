@@ -1,7 +1,7 @@
 /* A byte buffer that state is packed into and read back from, for
  * checkpoints: host-side bookkeeping (the stage model of journeys, the
  * sums of the measurement maps, ...) that has no per-agent field. Values
- * go in as they are in memory (a checkpoint is read by the same build of
+ * go in as they are in memory (a checkpoint is read by the same version of
  * throng that wrote it, docs/decisions/0005). Reads are bounds-checked: a
  * short or damaged buffer sets `bad` and reads zeros, never past the end. */
 #ifndef THRONG_BLOB_H

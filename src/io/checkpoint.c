@@ -1,9 +1,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "checkpoint.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base/blob.h"
 #include "build_info.h"
@@ -311,6 +313,12 @@ static int check_fits(thr_checkpoint *c, const thr_scenario *sc, char *err, size
              (long long)v, CHECKPOINT_VERSION);
     return -1;
   }
+  if (read_attr_string(f, "throng_version", text, sizeof text) || strcmp(text, THRONG_VERSION)) {
+    /* the packed host state is memory as this version lays it out */
+    snprintf(err, errlen, "%s: written by throng %s; this is throng %s, which restarts only from its own checkpoints",
+             c->path, text[0] ? text : "?", THRONG_VERSION);
+    return -1;
+  }
   read_attr_string(f, "scenario", was, sizeof was);
   read_attr_string(f, "scenario_file", was_file, sizeof was_file);
   double dt;
@@ -385,9 +393,13 @@ int thr_checkpoint_open(thr_checkpoint **out, const char *path, const thr_scenar
     thr_h5_quiet();
     c->file = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
     if (c->file < 0) {
-      char why[512];
-      thr_h5_reason(why, sizeof why);
-      snprintf(err, errlen, "%s: cannot read it as a checkpoint (missing, truncated or not HDF5: %s)", path, why);
+      struct stat st;
+      H5Eclear2(H5E_DEFAULT);
+      if (stat(path, &st))
+        snprintf(err, errlen, "%s: cannot read it: %s", path, strerror(errno));
+      else
+        snprintf(err, errlen, "%s: not a readable HDF5 file (truncated, damaged or of another kind), so no checkpoint",
+                 path);
       rc = -1;
     }
     if (!rc) rc = check_fits(c, sc, err, errlen);

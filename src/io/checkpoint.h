@@ -10,7 +10,7 @@
  * (/state: the stage model of journeys, sources, measurement sums, the
  * evacuation counts so far, packed), the scenario text and the build. A
  * restart refuses a checkpoint of another scenario, with another time step or
- * parameter, written by another build, truncated, damaged or incomplete, with
+ * parameter, written by another version of throng, truncated, damaged or incomplete, with
  * a message naming the file and what differs (bad input: exit status 2). */
 #ifndef THRONG_CHECKPOINT_H
 #define THRONG_CHECKPOINT_H

@@ -44,6 +44,9 @@ struct thr_trajectory {
   float *vec;
   size_t scratch;
   int created; /* the tables exist (made at the first frame, sized by it) */
+  int failed;  /* a frame failed: the tables end with a part of it */
+  uint64_t good_rows; /* rows of the frames that were written whole */
+  uint64_t good_frames;
 };
 
 int thr_trajectory_available(void) { return 1; }
@@ -85,6 +88,16 @@ static int describe(thr_trajectory *t, int k, const char *what) {
   return thr_h5_attr_string(&t->h, t->d[k], "description", what);
 }
 
+/* /frames: tiny and written by rank 0 alone, so never filtered (parallel
+ * HDF5 1.10 refuses a filtered write that only one rank makes). */
+static int frames_table(thr_trajectory *t) {
+  int deflate = t->h.deflate;
+  t->h.deflate = 0;
+  int rc = thr_h5_table(&t->h, "frames", t->frame_file, 0, 1024, &t->d[TABLE_FRAMES]);
+  t->h.deflate = deflate;
+  return rc;
+}
+
 /* The tables, in chunks of chunk_rows rows (chunks are allocated whole:
  * small for small crowds, up to 2 MiB of /trajectory for large ones). */
 static int create_tables(thr_trajectory *t, hsize_t chunk) {
@@ -98,7 +111,7 @@ static int create_tables(thr_trajectory *t, hsize_t chunk) {
            thr_h5_table(h, "group", H5T_STD_I32LE, 0, chunk, &t->d[TABLE_GROUP]) ||
            thr_h5_table(h, "state", H5T_STD_U32LE, 0, chunk, &t->d[TABLE_STATE]) ||
            thr_h5_table(h, "stage", H5T_STD_I32LE, 0, chunk, &t->d[TABLE_STAGE]) ||
-           thr_h5_table(h, "frames", t->frame_file, 0, 1024, &t->d[TABLE_FRAMES]) ||
+           frames_table(t) ||
            thr_h5_attr_f64(h, t->d[TABLE_TRAJ], "fps", 1.0 / (info->dt * info->every)) ||
            describe(t, TABLE_TRAJ, "frame, id, x, y, z [m] of every agent at every frame (Pedestrian Dynamics Data "
                                    "Archive layout); frame = step / every") ||
@@ -165,7 +178,15 @@ static int scratch(thr_trajectory *t, size_t n) {
   return t->scratch == n ? 0 : -1;
 }
 
+static int write_frame(thr_trajectory *t, long step, const thr_agents *a, char *err, size_t errlen);
+
 int thr_trajectory_frame(thr_trajectory *t, long step, const thr_agents *a, char *err, size_t errlen) {
+  int rc = write_frame(t, step, a, err, errlen);
+  if (rc) t->failed = 1;
+  return rc;
+}
+
+static int write_frame(thr_trajectory *t, long step, const thr_agents *a, char *err, size_t errlen) {
   thr_h5 *h = &t->h;
   h->err = err;
   h->errlen = errlen;
@@ -222,9 +243,28 @@ int thr_trajectory_frame(thr_trajectory *t, long step, const thr_agents *a, char
       snprintf(err, errlen, "%s: out of memory listing frames", h->path), rc = -1;
   }
   if (thr_h5_agree(h, rc)) return -1;
-  if (thr_h5_append(h, t->d[TABLE_FRAMES], t->frame_mem, sizeof fr, 0, h->rank == 0 ? 1 : 0, &fr, NULL, NULL))
+  if (thr_h5_append(h, t->d[TABLE_FRAMES], t->frame_mem, sizeof fr, 0, h->rank == 0 ? 1 : 0, &fr, NULL, NULL) ||
+      thr_h5_flush(h))
     return -1;
-  return thr_h5_flush(h);
+  t->good_rows = first + total;
+  t->good_frames++;
+  return 0;
+}
+
+/* After a failed frame: every table cut back to the frames written whole,
+ * so that the file holds complete frames only. */
+static int cut_to_good_frames(thr_trajectory *t) {
+  thr_h5 *h = &t->h;
+  int rc = 0;
+  if (h->writer) {
+    for (int k = 0; k < N_TABLES && !rc; ++k) {
+      hsize_t dims[2] = {k == TABLE_FRAMES ? t->good_frames : t->good_rows, 3};
+      if (t->d[k] >= 0 && H5Dset_extent(t->d[k], dims) < 0) rc = -1;
+    }
+    if (rc) snprintf(h->err, h->errlen, "%s: cannot cut the file back to its complete frames", h->path);
+  }
+  if (h->rank == 0 && t->n_frames > t->good_frames) t->n_frames = (size_t)t->good_frames;
+  return thr_h5_agree(h, rc);
 }
 
 /* ---- trajectory.xdmf ---------------------------------------------------------------- */
@@ -300,6 +340,7 @@ int thr_trajectory_close(thr_trajectory *t, char *err, size_t errlen) {
   h->err = err;
   h->errlen = errlen;
   int rc = t->created ? 0 : create_tables(t, 1024); /* no frame: the tables, empty */
+  if (!rc && t->failed) rc = cut_to_good_frames(t);
   for (int k = 0; k < N_TABLES; ++k) thr_h5_close_dataset(&t->d[k]);
   rc = rc ? (thr_h5_discard(h), -1) : thr_h5_commit(h);
   if (!rc) {

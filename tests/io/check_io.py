@@ -504,10 +504,10 @@ def bad_checkpoints():
     check(after != before and abs(after - before) < 1e-5,
           "corrupt.h5: agent 17's x changed in its last bit only (%.9g -> %.9g)" % (before, after))
     cases = [
-        ("truncated", files["truncated.h5"], [], "cannot read it as a checkpoint (missing, truncated or not HDF5"),
-        ("random bytes", files["random.h5"], [], "cannot read it as a checkpoint (missing, truncated or not HDF5"),
-        ("empty file", files["empty.h5"], [], "cannot read it as a checkpoint (missing, truncated or not HDF5"),
-        ("missing file", path("nowhere.h5"), [], "cannot read it as a checkpoint (missing, truncated or not HDF5"),
+        ("truncated", files["truncated.h5"], [], "not a readable HDF5 file (truncated, damaged or of another kind)"),
+        ("random bytes", files["random.h5"], [], "not a readable HDF5 file (truncated, damaged or of another kind)"),
+        ("empty file", files["empty.h5"], [], "not a readable HDF5 file (truncated, damaged or of another kind)"),
+        ("missing file", path("nowhere.h5"), [], "cannot read it: No such file or directory"),
         ("an HDF5 file that is no checkpoint", notck, [], "not a throng checkpoint"),
         ("a trajectory file", None, [], "not a throng checkpoint"),
         ("incomplete", incomplete, [], "an incomplete checkpoint"),
@@ -573,7 +573,7 @@ def full_disk_trajectory():
     need_h5()
     import h5py
     out = path("f")
-    # 7 dataset writes a frame: the 20th is in the third frame
+    # 8 dataset writes a frame: the 20th is in the third frame
     p = throng(["run", EXIT_ROOM, "--out", out, "--set", "output.trajectory_every=10"],
                env={"THRONG_FAULT_WRITE": "trajectory.h5:20"})
     check(p.returncode == 1, "exit 1 (got %d)" % p.returncode)
@@ -588,7 +588,7 @@ def full_disk_trajectory():
     with h5py.File(h5, "r") as f:
         fr = f["frames"][:]
         total = int(fr["rows"].sum())
-        lens = {k: f[k].shape[0] for k in ("trajectory", "points", "velocity", "group", "state", "stage")}
+        lens = {k: f[k].shape[0] for k in ("trajectory", "points", "velocity", "radius", "group", "state", "stage")}
     check(all(v == total for v in lens.values()),
           "trajectory.h5 was left: its tables must hold exactly the rows of its %d frames (%d rows), not a "
           "half-written frame (%s)" % (len(fr), total, lens))

@@ -78,3 +78,10 @@ throng_io_test(full_disk 1 full_disk)
 throng_io_test(full_disk_trajectory 1 full_disk_trajectory)
 # output.compression: same data, smaller file; 12 refused.
 throng_io_test(compression 1 compression)
+
+# docs/examples/read_trajectory.py (h5py and PedPy: density and speed in an
+# area, a figure) on a run of a bottleneck; skips (77) without PyPI.
+add_test(NAME io.example_reader COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_example_reader.sh ${CMAKE_BINARY_DIR}
+                                        ${CMAKE_SOURCE_DIR})
+set_tests_properties(io.example_reader PROPERTIES LABELS io SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE
+                     ENVIRONMENT "${THRONG_TEST_ENV};THRONG_EXE=$<TARGET_FILE:throng>")

@@ -29,7 +29,7 @@ fi
 # a bottleneck: 180 agents, 20 s, a frame every 4 steps (12 frames/s)
 out=$tmp/run
 "$throng" run "$src/configs/validation/bottleneck-b1.2.yaml" --out "$out" --steps 960 --quiet \
-  --set output.trajectory_every=4 --set output.metrics_every=48 || { echo "FAIL: throng run exited with $?"; exit 1; }
+  --set output.trajectory_every=4 --set output.metrics_every=48 --set output.trajectory_format=hdf5 || { echo "FAIL: throng run exited with $?"; exit 1; }
 [[ -f $out/trajectory.h5 && -f $out/trajectory.xdmf ]] || { ls -l "$out"; echo "FAIL: no trajectory.h5/.xdmf"; exit 1; }
 
 png=$tmp/density_speed.png
