@@ -37,7 +37,7 @@ def main():
     work = a.dir or tempfile.mkdtemp(prefix="throng-io-bench-")
     os.makedirs(work, exist_ok=True)
     print("agents,ranks,backend,frames,bytes_per_agent_frame,seconds_per_frame,checkpoint_mb,"
-          "checkpoint_bytes_per_agent,checkpoint_seconds,step_seconds")
+          "checkpoint_bytes_per_agent,checkpoint_seconds")
     try:
         for n in a.n:
             yaml = os.path.join(work, f"evac-{n}.yaml")
@@ -61,9 +61,8 @@ def main():
             size = os.path.getsize(os.path.join(out, "trajectory.h5"))
             ckpt = sorted(glob.glob(os.path.join(out, "checkpoints", "checkpoint-*.h5")))[-1]
             csize = os.path.getsize(ckpt)
-            step = (run["wall_seconds"] - io["trajectory"] - io["checkpoints"]) / max(run["steps"], 1)
             print(f"{n},{a.ranks},{run['backend']},{frames},{size / rows:.1f},{io['trajectory'] / frames:.4f},"
-                  f"{csize / 1e6:.1f},{csize / n:.1f},{io['checkpoints']:.3f},{step:.4f}", flush=True)
+                  f"{csize / 1e6:.1f},{csize / n:.1f},{io['checkpoints']:.3f}", flush=True)
             shutil.rmtree(out, ignore_errors=True)
     finally:
         if not a.dir:
