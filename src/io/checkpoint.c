@@ -260,21 +260,16 @@ struct thr_checkpoint {
   uint64_t checksum;
 };
 
-static int read_attr_i64(hid_t obj, const char *name, int64_t *v) {
+/* A numeric attribute as `type` into v; -1 when absent or unreadable. */
+static int read_attr(hid_t obj, const char *name, hid_t type, void *v) {
   if (H5Aexists(obj, name) <= 0) return -1;
   hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-  int rc = a >= 0 && H5Aread(a, H5T_NATIVE_INT64, v) >= 0 ? 0 : -1;
+  int rc = a >= 0 && H5Aread(a, type, v) >= 0 ? 0 : -1;
   if (a >= 0) H5Aclose(a);
   return rc;
 }
-
-static int read_attr_f64(hid_t obj, const char *name, double *v) {
-  if (H5Aexists(obj, name) <= 0) return -1;
-  hid_t a = H5Aopen(obj, name, H5P_DEFAULT);
-  int rc = a >= 0 && H5Aread(a, H5T_NATIVE_DOUBLE, v) >= 0 ? 0 : -1;
-  if (a >= 0) H5Aclose(a);
-  return rc;
-}
+static int read_attr_i64(hid_t obj, const char *name, int64_t *v) { return read_attr(obj, name, H5T_NATIVE_INT64, v); }
+static int read_attr_f64(hid_t obj, const char *name, double *v) { return read_attr(obj, name, H5T_NATIVE_DOUBLE, v); }
 
 /* A string attribute (variable length) into buf; -1 when absent. */
 static int read_attr_string(hid_t obj, const char *name, char *buf, size_t len) {
