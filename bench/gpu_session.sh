@@ -9,11 +9,7 @@ shift || true
 sizes=${*:-"100000 1000000 10000000"}
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-if ls .deps/*.deb >/dev/null 2>&1; then
-  for f in .deps/*.deb; do dpkg -x "$f" /opt/deps; done
-  export CMAKE_PREFIX_PATH=/opt/deps/usr LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+source "$(dirname "$0")/gpu_deps.sh"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 jobs=$(nproc)
 build() { # dir, extra args

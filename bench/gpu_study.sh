@@ -11,11 +11,7 @@ set -uo pipefail
 what=${1:-all}
 out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-if ls .deps/*.deb >/dev/null 2>&1; then
-  for f in .deps/*.deb; do dpkg -x "$f" /opt/deps; done
-  export CMAKE_PREFIX_PATH=/opt/deps/usr LD_LIBRARY_PATH=/opt/deps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
-fi
+source "$(dirname "$0")/gpu_deps.sh"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 half=$(( $(nproc) / 2 ))
 build() { # dir, extra args

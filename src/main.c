@@ -483,11 +483,12 @@ static int cmd_run(const cli *c) {
   o.restart = ck;
   o.restart_path = c->restart;
   if (g_rank == 0 && !c->quiet) {
-    fprintf(stderr, "throng: %s: %ld agents, %ld steps, backend %s, %d rank(s)", sc.name, sim.n_global, o.steps,
-            sim.be->ops->name, sim.nranks);
-    char from[1100] = "";
-    if (ck) snprintf(from, sizeof from, ", from step %ld of %.1000s", sim.step, c->restart);
-    say(stderr, "%s\n", from);
+    char line[1400];
+    int n = snprintf(line, sizeof line, "%.128s: %ld agents, %ld steps, backend %s, %d rank(s)", sc.name,
+                     sim.n_global, o.steps, sim.be->ops->name, sim.nranks);
+    if (ck && n > 0 && (size_t)n < sizeof line)
+      snprintf(line + n, sizeof line - (size_t)n, ", from step %ld of %.1000s", sim.step, c->restart);
+    say(stderr, "throng: %s\n", line);
   }
   rc = thr_run(&sim, &sc, &o, err, sizeof err);
   if (rc) say(stderr, "throng: %s\n", err);

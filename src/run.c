@@ -236,7 +236,6 @@ static int evac_outputs_finish(run_ctx *r, const thr_scenario *sc, long steps, d
   if (s->rank == 0) {
     rc = thr_evac_output_maps(&r->ev, w->map_ox, w->map_oy, w->map_cell, w->map_nx, w->map_ny, density, speed,
                               samples, r->err, r->errlen);
-    static const char *const names[] = {"running", "complete", "failed", "diverged", "interrupted", "checkpointed"};
     thr_evac_summary sum = {s->n_initial,
                             s->evac ? thr_evac_added(s->evac) : 0,
                             s->n_global,
@@ -244,7 +243,7 @@ static int evac_outputs_finish(run_ctx *r, const thr_scenario *sc, long steps, d
                             (double)s->step * s->prm.dt,
                             wall,
                             wall > 0.0 ? work / wall : 0.0,
-                            names[state]};
+                            thr_run_state_name(state)};
     (void)sc;
     if (!rc) rc = thr_evac_output_summary(&r->ev, &sum, r->err, r->errlen);
   }

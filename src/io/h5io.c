@@ -190,12 +190,11 @@ static int write_rows(thr_h5 *h, hid_t dset, hid_t memtype, int cols, hsize_t at
   return 0;
 }
 
-static hsize_t rows_now(hid_t dset, int cols) {
+static hsize_t rows_now(hid_t dset) {
   hsize_t dims[2] = {0, 0};
   hid_t space = H5Dget_space(dset);
   H5Sget_simple_extent_dims(space, dims, NULL);
   H5Sclose(space);
-  (void)cols;
   return dims[0];
 }
 
@@ -214,7 +213,7 @@ int thr_h5_append(thr_h5 *h, hid_t dset, hid_t memtype, size_t row_bytes, int co
     if (h->rank == 0) before = 0;
     MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, h->comm);
   }
-  uint64_t at = h->writer ? rows_now(dset, cols) : 0;
+  uint64_t at = h->writer ? rows_now(dset) : 0;
   if (h->nranks > 1) MPI_Bcast(&at, 1, MPI_UINT64_T, 0, h->comm);
   if (first) *first = at;
   if (total) *total = all;

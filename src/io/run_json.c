@@ -24,7 +24,7 @@ static void write_params(FILE *f, const thr_params *p) {
           p->cell_size, p->skin);
 }
 
-static const char *state_name(int state) {
+const char *thr_run_state_name(int state) {
   static const char *const names[] = {"running", "complete", "failed", "diverged", "interrupted", "checkpointed"};
   return state >= 0 && state <= THR_RUN_CHECKPOINTED ? names[state] : "?";
 }
@@ -40,7 +40,7 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
   FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
   if (!f) return -1;
   fprintf(f, "{\n  \"throng_version\": \"%s\",\n  \"complete\": %s,\n  \"state\": \"%s\",\n", THRONG_VERSION,
-          state == THR_RUN_COMPLETE ? "true" : "false", state_name(state));
+          state == THR_RUN_COMPLETE ? "true" : "false", thr_run_state_name(state));
   if (reason && *reason) {
     fprintf(f, "  \"reason\": ");
     thr_json_string(f, reason);

@@ -32,6 +32,9 @@ typedef struct thr_run_io {
   long checkpoints;
 } thr_run_io;
 
+/* The state's name in run.json and summary.json ("complete", ...). */
+const char *thr_run_state_name(int state);
+
 /* run.json in `dir` (written to run.json.tmp and renamed): what ran, how
  * far (steps, agent-steps: the agents of each step summed, wall seconds),
  * the state and, unless complete, why

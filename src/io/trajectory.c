@@ -14,11 +14,6 @@ typedef struct traj_row {
   double x, y, z;
 } traj_row;
 
-size_t thr_trajectory_bytes_per_agent(void) {
-  /* /trajectory, /points (3 float), /velocity (3 float), /radius, /group, /state, /stage */
-  return sizeof(traj_row) + 3 * 4 + 3 * 4 + 4 + 4 + 4 + 4;
-}
-
 #ifdef THRONG_HAVE_HDF5
 
 #include "h5io.h"

@@ -37,7 +37,4 @@ int thr_trajectory_frame(thr_trajectory *t, long step, const thr_agents *mine, c
 /* Write trajectory.xdmf, close and rename; frees t (also on failure). */
 int thr_trajectory_close(thr_trajectory *t, char *err, size_t errlen);
 
-/* Bytes the file holds per agent and frame (for the docs and benchmarks). */
-size_t thr_trajectory_bytes_per_agent(void);
-
 #endif
