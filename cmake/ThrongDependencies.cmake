@@ -39,16 +39,6 @@ if(NOT THRONG_CUDA STREQUAL "OFF")
   endif()
 endif()
 
-# Options declared before their code exists say so, rather than pretend:
-# AUTO builds without the part and tells why; ON stops.
-function(throng_not_yet option what)
-  if(${option} STREQUAL "ON")
-    message(FATAL_ERROR "${option}=ON: ${what} is not part of this version of throng yet "
-                        "(docs/status.md); configure with ${option}=AUTO or OFF")
-  elseif(${option} STREQUAL "AUTO")
-    message(STATUS "${option}=AUTO: ${what} is not part of this version yet (docs/status.md); building without it")
-  endif()
-endfunction()
 # HDF5: trajectories (the Jülich archive layout, XDMF sidecar) and
 # checkpoints. Parallel HDF5 (Debian: libhdf5-openmpi-dev, what ParaView's
 # package links) lets every rank write its own rows; a serial HDF5 (the GPU
@@ -76,5 +66,43 @@ if(NOT THRONG_HDF5 STREQUAL "OFF")
                    "output and checkpoints")
   endif()
 endif()
+# ParaView Catalyst (docs/insitu.md): the legacy vtkCPProcessor API of
+# Debian's ParaView 5.11 (paraview-dev). Only the Catalyst module
+# (src/insitu/catalyst_adaptor.cxx, loaded at run time) is C++ and links VTK;
+# throng and throng::core stay C. Debian's ParaView config names third-party
+# targets it never finds when COMPONENTS are given (Freetype::Freetype,
+# X11::X11, ...); the module links shared libraries only, so empty
+# placeholders satisfy it (../shared/reference/catalyst.md).
 set(THRONG_HAVE_CATALYST OFF)
-throng_not_yet(THRONG_CATALYST "the ParaView Catalyst adaptor")
+if(NOT THRONG_CATALYST STREQUAL "OFF")
+  include(CheckLanguage)
+  check_language(CXX)
+  if(CMAKE_CXX_COMPILER)
+    find_file(THRONG_PARAVIEW_CONFIG paraview-config.cmake
+              PATH_SUFFIXES lib/cmake/paraview-5.11 lib/x86_64-linux-gnu/cmake/paraview-5.11
+                            lib/aarch64-linux-gnu/cmake/paraview-5.11)
+  endif()
+  if(CMAKE_CXX_COMPILER AND (THRONG_PARAVIEW_CONFIG OR ParaView_DIR))
+    enable_language(CXX)
+    foreach(_t Freetype::Freetype X11::X11 GLEW::GLEW LibXml2::LibXml2 hdf5::hdf5 hdf5::hdf5_hl NetCDF::NetCDF
+               Boost::boost)
+      if(NOT TARGET ${_t})
+        add_library(${_t} INTERFACE IMPORTED)
+      endif()
+    endforeach()
+    find_package(ParaView 5.11 QUIET COMPONENTS PythonCatalyst)
+  endif()
+  if(ParaView_FOUND AND TARGET ParaView::PythonCatalyst)
+    set(THRONG_HAVE_CATALYST ON)
+    message(STATUS "THRONG_CATALYST: ParaView ${ParaView_VERSION} Catalyst (legacy API), module libthrong_catalyst.so")
+  else()
+    set(_why "ParaView 5.11 with Catalyst was not found (install paraview-dev; scripts/setup.sh --catalyst does)")
+    if(NOT CMAKE_CXX_COMPILER)
+      set(_why "no C++ compiler was found (install g++), which the Catalyst module needs")
+    endif()
+    if(THRONG_CATALYST STREQUAL "ON")
+      message(FATAL_ERROR "THRONG_CATALYST=ON but ${_why}; or pass -DParaView_DIR=...")
+    endif()
+    message(STATUS "THRONG_CATALYST=AUTO: ${_why}; building without in situ visualisation")
+  endif()
+endif()

@@ -16,6 +16,10 @@ foreach(t ${THRONG_EXPORTED})
   set_target_properties(${t} PROPERTIES EXPORT_NAME ${short}) # throng::core, throng::yaml, throng::cuda
 endforeach()
 install(TARGETS throng throng-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# the Catalyst module, where the loader looks: bin/../lib/throng/
+if(THRONG_HAVE_CATALYST)
+  install(TARGETS throng_catalyst LIBRARY DESTINATION lib/throng)
+endif()
 install(TARGETS ${THRONG_EXPORTED} EXPORT throngTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/throng)

@@ -21,6 +21,7 @@
 #include "io/schema.h"
 #include "io/trajectory.h"
 #include "io/yamltree.h"
+#include "insitu/insitu.h"
 #include "run.h"
 
 enum { EXIT_RUNTIME = 1, EXIT_BAD_INPUT = 2, MAX_SETS = 256 };
@@ -49,6 +50,8 @@ static void usage(FILE *f) {
           "  --backend NAME      cpu or cuda (default: cuda when built with it and a GPU is present)\n"
           "  --restart FILE      continue from a checkpoint (OUTDIR/checkpoints/latest.h5) on any rank\n"
           "                      count; the outputs go to a new output directory\n"
+          "  --catalyst SCRIPT   run a ParaView Catalyst script every catalyst.every steps (repeatable;\n"
+          "                      configs/catalyst/ has some; docs/insitu.md)\n"
           "  --timing            synchronise the backend around phases for exact per-phase times\n"
           "  --quiet             no progress line and no summary\n"
           "\n"
@@ -91,6 +94,8 @@ typedef struct cli {
   const char *final_state;
   const char *backend;
   const char *restart;
+  const char *catalyst[THR_MAX_CATALYST_SCRIPTS];
+  int n_catalyst;
   int quiet, timing, overwrite;
 } cli;
 
@@ -119,7 +124,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
     const char *val = k + 1 < argc ? argv[k + 1] : NULL;
     int takes_value = !strcmp(a, "--set") || (is_run && (!strcmp(a, "--steps") || !strcmp(a, "--out") ||
                                                          !strcmp(a, "--final-state") || !strcmp(a, "--backend") ||
-                                                         !strcmp(a, "--restart")));
+                                                         !strcmp(a, "--restart") || !strcmp(a, "--catalyst")));
     if (takes_value && !val) {
       snprintf(msg, sizeof msg, "%s needs a value", a);
       say(stderr, "throng: %s\n", msg);
@@ -147,6 +152,13 @@ static int parse_cli(int argc, char **argv, cli *c) {
       c->backend = argv[++k];
     } else if (is_run && !strcmp(a, "--restart")) {
       c->restart = argv[++k];
+    } else if (is_run && !strcmp(a, "--catalyst")) {
+      if (c->n_catalyst == THR_MAX_CATALYST_SCRIPTS) {
+        snprintf(msg, sizeof msg, "--catalyst: at most %d scripts", THR_MAX_CATALYST_SCRIPTS);
+        say(stderr, "throng: %s\n", msg);
+        return EXIT_BAD_INPUT;
+      }
+      c->catalyst[c->n_catalyst++] = argv[++k];
     } else if (is_run && !strcmp(a, "--quiet")) {
       c->quiet = 1;
     } else if (is_run && !strcmp(a, "--timing")) {
@@ -196,7 +208,10 @@ static int cmd_info(void) {
 #endif
   printf("default backend: %s\n", thr_default_backend());
   printf("MPI: %s (MPI standard %d.%d)\n", lib, major, minor);
-  printf("optional components:\n  HDF5      %s\n  Catalyst  %s\n", THRONG_FEATURE_HDF5, THRONG_FEATURE_CATALYST);
+  char module[1200];
+  printf("optional components:\n  HDF5      %s\n  Catalyst  %s%s%s%s\n", THRONG_FEATURE_HDF5, THRONG_FEATURE_CATALYST,
+         thr_insitu_available() ? " (module " : "", thr_insitu_available() ? thr_insitu_module_path(module, sizeof module) : "",
+         thr_insitu_available() ? ")" : "");
   printf("strict floating point (THRONG_STRICT_FP): %s\n", THRONG_FEATURE_STRICT_FP);
   return 0;
 }
@@ -330,9 +345,40 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
 }
 
 /* Load the command's scenario; on bad input print why (rank 0) and fail. */
+/* --catalyst scripts after the scenario's catalyst.scripts: 0, or -1 with
+ * why in err. */
+static int add_catalyst_scripts(const cli *c, thr_scenario *sc, char *err, size_t errlen) {
+  for (int k = 0; k < c->n_catalyst; ++k) {
+    const char *script = c->catalyst[k];
+    FILE *f = fopen(script, "r");
+    if (!f) {
+      snprintf(err, errlen, "--catalyst %.900s: cannot read the script: %s", script, strerror(errno));
+      return -1;
+    }
+    fclose(f);
+    if (sc->n_catalyst_scripts == THR_MAX_CATALYST_SCRIPTS) {
+      snprintf(err, errlen, "--catalyst %.900s: too many scripts with catalyst.scripts (at most %d)", script,
+               THR_MAX_CATALYST_SCRIPTS);
+      return -1;
+    }
+    /* Catalyst runs in the output directory: the script's absolute path */
+    char *abs = realpath(script, NULL);
+    if (!abs || strlen(abs) >= sizeof sc->catalyst_scripts[0]) {
+      snprintf(err, errlen, "--catalyst %.900s: the path is too long or cannot be resolved", script);
+      free(abs);
+      return -1;
+    }
+    snprintf(sc->catalyst_scripts[sc->n_catalyst_scripts++], sizeof sc->catalyst_scripts[0], "%s", abs);
+    free(abs);
+  }
+  return 0;
+}
+
 static int load_scenario(const cli *c, thr_scenario *sc) {
   char err[2048] = "";
-  if (!thr_config_load(c->scenario, c->sets, c->n_sets, sc, err, sizeof err)) return 0;
+  if (!thr_config_load(c->scenario, c->sets, c->n_sets, sc, err, sizeof err) &&
+      !add_catalyst_scripts(c, sc, err, sizeof err))
+    return 0;
   say(stderr, "throng: %s\n", err);
   thr_scenario_free(sc);
   return -1;
@@ -414,6 +460,12 @@ static int output_options(const thr_scenario *sc, thr_run_opts *o, char *err, si
              "(THRONG_HDF5); install libhdf5-openmpi-dev and rebuild, or use csv", sc->path);
     return -1;
   }
+  if (sc->n_catalyst_scripts > 0 && !thr_insitu_available()) {
+    snprintf(err, errlen, "%.900s: Catalyst script %.900s asked for, but this throng was built without ParaView "
+             "Catalyst: install paraview-dev (scripts/setup.sh does) and rebuild (docs/insitu.md)",
+             sc->path, sc->catalyst_scripts[0]);
+    return -1;
+  }
   if (sc->checkpoint_every > 0 && !thr_checkpoint_available()) {
     snprintf(err, errlen, "%.900s: output.checkpoint_every is %d, but this throng was built without HDF5 "
              "(THRONG_HDF5), which checkpoints need", sc->path, sc->checkpoint_every);
@@ -480,6 +532,8 @@ static int cmd_run(const cli *c) {
   o.trajectory_every = sc.trajectory_every;
   o.metrics_every = sc.metrics_every;
   o.map_every = sc.map_every;
+  o.n_catalyst = sc.n_catalyst_scripts;
+  o.catalyst_every = sc.catalyst_every;
   o.restart = ck;
   o.restart_path = c->restart;
   if (g_rank == 0 && !c->quiet) {

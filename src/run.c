@@ -19,6 +19,7 @@
 #include "io/run_json.h"
 #include "io/trajectory.h"
 #include "io/wkt.h"
+#include "insitu/insitu.h"
 
 /* ---- signals: stop at the next step boundary ------------------------------- */
 
@@ -95,6 +96,10 @@ typedef struct run_ctx {
   double ckpt_seconds;
   long ckpt_count;
   long *kept;           /* rank 0: steps of this run's checkpoints still on disk, oldest first */
+  thr_insitu *insitu;   /* Catalyst, or NULL */
+  thr_insitu_buffers insitu_buf;
+  double insitu_seconds;
+  long insitu_calls;
   int n_kept;
   char *err;
   size_t errlen;
@@ -161,9 +166,66 @@ static int write_frame_h5(run_ctx *r) {
   return rc;
 }
 
-/* The outputs due after the current step. Collective. */
-static int write_outputs(run_ctx *r, int metrics, int frame) {
+/* The fields Catalyst shows (insitu.h's agents channel). */
+#define INSITU_FIELDS                                                                                       \
+  (THR_FIELD_BIT(X) | THR_FIELD_BIT(V) | THR_FIELD_BIT(ID) | THR_FIELD_BIT(GROUP) | THR_FIELD_BIT(RADIUS) | \
+   THR_FIELD_BIT(FLAGS))
+
+/* Start copying the agents Catalyst will see (a GPU copies while the other
+ * outputs are written). Collective. */
+static int insitu_begin(run_ctx *r) {
+  thr_backend *b = r->s->be;
+  double t0 = MPI_Wtime();
+  int rc = b->ops->view_begin(b, INSITU_FIELDS);
+  if (rc) snprintf(r->err, r->errlen, "Catalyst: %s", b->error);
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, r->s->comm);
+  r->insitu_seconds += MPI_Wtime() - t0;
+  return rc;
+}
+
+/* Hand this rank's agents to the Catalyst scripts. Collective. */
+static int insitu_execute(run_ctx *r) {
   thr_sim *s = r->s;
+  double t0 = MPI_Wtime();
+  thr_agents view;
+  thr_insitu_agents a;
+  int rc = s->be->ops->view_end(s->be, &view);
+  if (rc) snprintf(r->err, r->errlen, "Catalyst: %s", s->be->error);
+  if (!rc && thr_insitu_agents_fill(&a, &r->insitu_buf, &view, s->step, (double)s->step * s->prm.dt)) {
+    snprintf(r->err, r->errlen, "Catalyst: out of memory for the points of %zu agents", view.n_owned);
+    rc = -1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, s->comm);
+  if (!rc) rc = thr_insitu_execute(r->insitu, &a, r->err, r->errlen);
+  r->insitu_seconds += MPI_Wtime() - t0;
+  r->insitu_calls++;
+  return rc;
+}
+
+/* Catalyst on comm with the scenario's scripts and geometry; extracts go
+ * under the output directory. Collective. */
+static int insitu_open(run_ctx *r, const thr_scenario *sc) {
+  thr_insitu_geometry g;
+  int rc = thr_insitu_geometry_build(&g, sc);
+  if (rc) snprintf(r->err, r->errlen, "out of memory for the geometry handed to Catalyst");
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, r->s->comm);
+  const char *scripts[THR_MAX_CATALYST_SCRIPTS];
+  for (int k = 0; k < sc->n_catalyst_scripts; ++k) scripts[k] = sc->catalyst_scripts[k];
+  double t0 = MPI_Wtime();
+  if (!rc)
+    rc = thr_insitu_open(&r->insitu, r->s->comm, scripts, sc->n_catalyst_scripts, r->o->out_dir, &g, r->err,
+                         r->errlen);
+  thr_insitu_geometry_free(&g);
+  if (!rc && r->s->rank == 0 && !r->o->quiet)
+    fprintf(stderr, "throng: %s started in %.2f s: %d script(s), every %d steps\n",
+            thr_insitu_description(r->insitu), MPI_Wtime() - t0, sc->n_catalyst_scripts, r->o->catalyst_every);
+  return rc;
+}
+
+/* The outputs due after the current step. Collective. */
+static int write_outputs(run_ctx *r, int metrics, int frame, int insitu) {
+  thr_sim *s = r->s;
+  if (insitu && insitu_begin(r)) return -1;
   if (metrics) {
     thr_metrics m;
     thr_sim_measure(s, &m);
@@ -171,8 +233,8 @@ static int write_outputs(run_ctx *r, int metrics, int frame) {
     if (r->evac_out && write_evac_row(r)) return -1;
   }
   if (r->evac_out && due(s->step, s->world.map_nx > 0 ? r->o->map_every : 0)) thr_measure_map_sample(r->measure, s);
-  if (frame && r->traj) return write_frame_h5(r);
-  return frame ? gather_and(r, write_frame, s->step) : 0;
+  if (frame && (r->traj ? write_frame_h5(r) : gather_and(r, write_frame, s->step))) return -1;
+  return insitu ? insitu_execute(r) : 0;
 }
 
 /* trajectory.h5 with the walkable area (the world rectangle when the
@@ -291,10 +353,10 @@ static int stopped(run_ctx *r, const thr_health *h, int *state) {
 /* After a step (or at the start): the health check, then the outputs due.
  * A finite step is complete, so its outputs are written even when a signal
  * ends the run here. Returns the exit status (0: go on). Collective. */
-static int check_and_write(run_ctx *r, int wait, int metrics, int frame, int *state) {
+static int check_and_write(run_ctx *r, int wait, int metrics, int frame, int insitu, int *state) {
   thr_health h;
   int stop = thr_sim_check(r->s, wait, g_signal, &h);
-  if (h.field < 0 && write_outputs(r, metrics, frame)) {
+  if (h.field < 0 && write_outputs(r, metrics, frame, insitu)) {
     *state = THR_RUN_FAILED;
     return 1;
   }
@@ -310,7 +372,7 @@ static int write_run_json(run_ctx *r, const thr_scenario *sc, long steps, double
     char err[1200];
     thr_run_io io = {r->o->restart_path, r->o->restart ? thr_checkpoint_step(r->o->restart) : 0,
                      r->checkpoint[0] ? r->checkpoint : NULL, r->traj_seconds, r->traj_frames, r->ckpt_seconds,
-                     r->ckpt_count};
+                     r->ckpt_count, r->insitu_seconds, r->insitu_calls};
     rc = thr_write_run_json(r->o->out_dir, sc, r->s, steps, agent_steps, wall, state,
                             state == THR_RUN_COMPLETE ? NULL : r->err, &io, err, sizeof err);
     if (rc && code) fprintf(stderr, "throng: %s\n", err);
@@ -407,18 +469,32 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   r.err = err;
   r.errlen = errlen;
   int out = o->out_dir != NULL, metrics = out && o->metrics_every > 0, frames = out && o->trajectory_every > 0;
+  /* Catalyst first: a script that does not compile is bad input, found
+   * before anything is written */
+  int insitu = o->n_catalyst > 0;
+  if (insitu) {
+    struct stat st;
+    int existed = !out || stat(o->out_dir, &st) == 0;
+    MPI_Barrier(s->comm); /* rank 0 looked before any rank's Catalyst made it */
+    if (insitu_open(&r, sc)) {
+      if (s->rank == 0 && !existed) rmdir(o->out_dir); /* Catalyst made it; empty */
+      return THR_EXIT_BAD_INPUT;
+    }
+  }
   int rc = 0;
   if (s->rank == 0 && out) {
     rc = thr_output_open(&r.out, o->out_dir, metrics, frames && !o->trajectory_hdf5, err, errlen);
-    thr_run_io io = {o->restart_path, o->restart ? thr_checkpoint_step(o->restart) : 0, NULL, 0.0, 0, 0.0, 0};
+    thr_run_io io = {o->restart_path, o->restart ? thr_checkpoint_step(o->restart) : 0, NULL, 0.0, 0, 0.0, 0, 0.0, 0};
     if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, &io, err, errlen);
   }
   if (agree(&r, rc)) {
     if (s->rank == 0) thr_output_close(&r.out, err, 0);
+    thr_insitu_close(r.insitu);
     return 1;
   }
   if (frames && o->trajectory_hdf5 && open_trajectory(&r, sc)) {
     if (s->rank == 0) thr_output_close(&r.out, NULL, 0);
+    thr_insitu_close(r.insitu);
     return 1;
   }
   r.evac_out = out && thr_evac_output_wanted(sc);
@@ -431,6 +507,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     evac_outputs_free(&r);
     thr_trajectory_close(r.traj, err, 0);
     if (s->rank == 0) thr_output_close(&r.out, NULL, 0);
+    thr_insitu_close(r.insitu);
     return 1;
   }
   FILE *balance = NULL; /* the decomposition's load-balance checks, on several ranks */
@@ -446,19 +523,21 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   double work0 = s->agent_steps;
   int state = THR_RUN_COMPLETE, code = 0, empty = 0;
   /* a restarted run's first frame only when due: frame numbers stay step / every */
-  code = check_and_write(&r, 1, metrics, frames && due(s->step, o->trajectory_every), &state);
+  code = check_and_write(&r, 1, metrics, frames && due(s->step, o->trajectory_every),
+                         insitu && due(s->step, o->catalyst_every), &state);
   double t0 = MPI_Wtime();
   for (long k = 0; k < o->steps && !code && !empty; ++k) {
     thr_sim_step(s);
     long st = s->step;
     empty = everyone_left(s);
     int metrics_now = metrics && due(st, o->metrics_every), frame_now = frames && due(st, o->trajectory_every);
+    int insitu_now = insitu && due(st, o->catalyst_every);
     /* the step that empties the simulation gets its outputs */
-    if (empty) metrics_now = metrics, frame_now = frames;
+    if (empty) metrics_now = metrics, frame_now = frames, insitu_now = insitu;
     /* exact when outputs follow or the run ends; else a GPU may look one
      * step back rather than wait */
-    code = check_and_write(&r, metrics_now || frame_now || k + 1 == o->steps || empty, metrics_now, frame_now,
-                           &state);
+    code = check_and_write(&r, metrics_now || frame_now || insitu_now || k + 1 == o->steps || empty, metrics_now,
+                           frame_now, insitu_now, &state);
     if (!code && out && due(st, o->checkpoint_every) && write_checkpoint(&r, sc)) state = THR_RUN_FAILED, code = 1;
     progress_update(&pg, s, k + 1, o->steps, 0);
   }
@@ -488,6 +567,8 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     }
   }
   if (!code && o->final_state && gather_and(&r, write_final, s->step)) state = THR_RUN_FAILED, code = 1;
+  thr_insitu_close(r.insitu);
+  thr_insitu_buffers_free(&r.insitu_buf);
   if (r.traj) {
     char terr[1200];
     int trc = thr_trajectory_close(r.traj, code == 1 ? terr : err, code == 1 ? sizeof terr : errlen);

@@ -18,20 +18,23 @@ typedef struct thr_run_opts {
   int compression;         /* trajectory.h5 deflate level (0: none) */
   int checkpoint_every;    /* a checkpoint every this many steps (0: only when stopped by SIGTERM/SIGUSR1) */
   int checkpoint_keep;     /* checkpoints kept (older ones are deleted) */
+  int n_catalyst;           /* Catalyst scripts (the scenario's catalyst_scripts, --catalyst included) */
+  int catalyst_every;       /* hand them the state every this many steps */
   struct thr_checkpoint *restart; /* the checkpoint this run continues (its outputs' counts), or NULL */
   const char *restart_path;
 } thr_run_opts;
 
 /* Exit status of a run stopped by SIGTERM or SIGUSR1 after writing a
  * checkpoint (EX_TEMPFAIL: job scripts requeue on it). */
-enum { THR_EXIT_CHECKPOINTED = 75 };
+enum { THR_EXIT_BAD_INPUT = 2, THR_EXIT_CHECKPOINTED = 75 };
 
 /* Run o->steps steps (fewer when an evacuation empties the simulation:
  * every agent has left and no source will add one) with the outputs due, checking after every step that
  * the state is finite and that no rank was asked to stop (SIGINT, SIGTERM:
  * the run stops at the next step boundary with complete outputs). Returns
  * the exit status: 0 complete; 1 a runtime failure (a write failed: err
- * names the file and why); 3 the state became non-finite (err names the
+ * names the file and why; a Catalyst script raised an error); 2 a Catalyst
+ * script did not load (nothing written); 3 the state became non-finite (err names the
  * step, the agent and the field); 75 when SIGTERM or SIGUSR1 stopped it and
  * a checkpoint was written (checkpoints/latest.h5 in the output directory);
  * 128 + signal when stopped by SIGINT (or SIGTERM without an output

@@ -59,6 +59,9 @@ typedef struct thr_block {
   float density;        /* layout polygon: agents per m^2 of the region (count 0) */
 } thr_block;
 
+/* Most Catalyst scripts of one run (catalyst.scripts and --catalyst together). */
+#define THR_MAX_CATALYST_SCRIPTS 8
+
 /* output.trajectory_format */
 enum thr_trajectory_format { THR_TRAJ_AUTO, THR_TRAJ_HDF5, THR_TRAJ_CSV };
 
@@ -132,6 +135,11 @@ typedef struct thr_scenario {
   int compression;       /* trajectory.h5 deflate level; 0 = none */
   int checkpoint_every;  /* checkpoint every K steps; 0 = only on SIGTERM/SIGUSR1 */
   int checkpoint_keep;   /* checkpoints kept */
+
+  /* in situ visualisation (docs/insitu.md) */
+  int n_catalyst_scripts;
+  char catalyst_scripts[THR_MAX_CATALYST_SCRIPTS][1024]; /* catalyst.scripts, relative to the working directory */
+  int catalyst_every;    /* hand the state to Catalyst every K steps */
 } thr_scenario;
 
 void thr_scenario_free(thr_scenario *sc);

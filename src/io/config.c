@@ -5,7 +5,7 @@
  * lie inside it, references between exits, stages, journeys and blocks).
  * Every error names the file position (or --set override), the key path
  * and what is wrong; the first error stops loading. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "config.h"
 
 #include <errno.h>
@@ -821,14 +821,21 @@ static int parse_walkable(cfg *c, const wkt_source *w) {
   return rc;
 }
 
+/* A file a key names (at node n, key path `path`), relative to the scenario
+ * file's directory: its path into file[size]. */
+static int beside_scenario(cfg *c, const thr_ynode *n, const char *path, const char *name, char *file, size_t size) {
+  const char *slash = strrchr(c->sc->path, '/');
+  int dir = name[0] == '/' || !slash ? 0 : (int)(slash - c->sc->path + 1);
+  if (!*name) return fail(c, n, path, "must not be empty");
+  if (snprintf(file, size, "%.*s%s", dir, c->sc->path, name) >= (int)size)
+    return fail(c, n, path, "the path is too long (at most %zu characters)", size - 1);
+  return 0;
+}
+
 /* The file that geometry.walkable_file names, relative to the scenario
  * file's directory: its path into file[size], its text into *text. */
 static int read_wkt_file(cfg *c, const wkt_source *w, char *file, size_t size, char **text) {
-  const char *name = w->text, *slash = strrchr(c->sc->path, '/');
-  int dir = name[0] == '/' || !slash ? 0 : (int)(slash - c->sc->path + 1);
-  if (!*name) return fail(c, w->node, w->path, "must not be empty");
-  if (snprintf(file, size, "%.*s%s", dir, c->sc->path, name) >= (int)size)
-    return fail(c, w->node, w->path, "the path is too long (at most %zu characters)", size - 1);
+  if (beside_scenario(c, w->node, w->path, w->text, file, size)) return -1;
   FILE *f = fopen(file, "rb");
   size_t len = 0, cap = 4096;
   char *buf = f ? malloc(cap) : NULL;
@@ -2092,6 +2099,39 @@ static void scenario_defaults(thr_scenario *sc, const char *path) {
   default_name(path, sc->name, sizeof sc->name);
 }
 
+/* catalyst.scripts: readable files, relative to the scenario's directory
+ * (catalyst.every is read with the section). */
+static int read_catalyst(cfg *c, const thr_ynode *root) {
+  char g[GOT_LEN], p[PATH_LEN];
+  const thr_ynode *m = thr_ymap_get(root, "catalyst");
+  const thr_ynode *n = m && m->kind == THR_Y_MAP ? thr_ymap_get(m, "scripts") : NULL;
+  if (!n || thr_ynode_is_null(n)) return 0;
+  if (n->kind != THR_Y_SEQ || n->n < 1)
+    return fail(c, n, "catalyst.scripts", "expected a list of Catalyst Python scripts, got %s", got(n, g));
+  if (n->n > THR_MAX_CATALYST_SCRIPTS)
+    return fail(c, n, "catalyst.scripts", "at most %d scripts, got %d", THR_MAX_CATALYST_SCRIPTS, n->n);
+  for (int k = 0; k < n->n; ++k) {
+    const thr_ynode *v = n->items[k];
+    char *file = c->sc->catalyst_scripts[k];
+    subindex(p, "catalyst.scripts", k);
+    if (v->kind != THR_Y_SCALAR || thr_ynode_is_null(v)) return fail(c, v, p, "expected a file name, got %s", got(v, g));
+    if (beside_scenario(c, v, p, v->text, file, sizeof c->sc->catalyst_scripts[k])) return -1;
+    FILE *f = fopen(file, "r");
+    if (!f) return fail(c, v, p, "cannot read the Catalyst script '%s': %s", file, strerror(errno));
+    fclose(f);
+    /* Catalyst runs in the output directory: the script's absolute path */
+    char *abs = realpath(file, NULL);
+    if (!abs || strlen(abs) >= sizeof c->sc->catalyst_scripts[k]) {
+      free(abs);
+      return fail(c, v, p, "the path of '%s' is too long or cannot be resolved", file);
+    }
+    snprintf(file, sizeof c->sc->catalyst_scripts[k], "%s", abs);
+    free(abs);
+  }
+  c->sc->n_catalyst_scripts = n->n;
+  return 0;
+}
+
 /* What the key table's ranges cannot say about output keys. */
 static int check_output(cfg *c, const thr_ynode *root) {
   const thr_ynode *o = thr_ymap_get(root, "output");
@@ -2121,6 +2161,7 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
       read_journeys(c, root))
     return -1;
   return read_agents(c, root) || read_sources(c, root) || read_measurement(c, root) || check_output(c, root) ||
+                 read_catalyst(c, root) ||
                  add_walls(c)
              ? -1
              : 0;

@@ -21,7 +21,7 @@ enum thr_run_state {
 
 /* What a run read and wrote besides its metrics: the checkpoint it
  * continues and the last one it wrote (NULL: none), and the time spent
- * writing trajectory frames and checkpoints. */
+ * writing trajectory frames and checkpoints and in Catalyst. */
 typedef struct thr_run_io {
   const char *restarted_from; /* --restart FILE */
   long restart_step;
@@ -30,6 +30,8 @@ typedef struct thr_run_io {
   long trajectory_frames;
   double checkpoint_seconds;
   long checkpoints;
+  double catalyst_seconds; /* in Catalyst calls (the view of the agents included) */
+  long catalyst_calls;
 } thr_run_io;
 
 /* The state's name in run.json and summary.json ("complete", ...). */

@@ -414,6 +414,14 @@ const thr_key thr_schema[] = {
                 "SIGTERM or SIGUSR1"},
     {.path = "output.checkpoint_keep", .type = INTEGER, .range = GT0, .def = "2", SC(checkpoint_keep, INT),
      .meaning = "keep the last K checkpoints of a run, deleting older ones"},
+
+    {.path = "catalyst", .type = MAP,
+     .meaning = "in situ visualisation with ParaView Catalyst (docs/insitu.md; `throng run --catalyst` adds scripts)"},
+    {.path = "catalyst.scripts", .type = NAMES, .min_items = 1, .def_note = "none",
+     .meaning = "Catalyst Python scripts (configs/catalyst/ has extracts, images, density, live), relative to the "
+                "scenario file's directory; at most 8"},
+    {.path = "catalyst.every", .type = INTEGER, .range = GT0, .def = "48", SC(catalyst_every, INT),
+     .meaning = "hand the agents to the scripts every K steps (scripts may act less often)"},
 };
 
 const size_t thr_schema_len = sizeof thr_schema / sizeof thr_schema[0];

@@ -82,6 +82,15 @@ typedef struct thr_backend_ops {
    * the conformance tests, not for a step. */
   int (*copy_out)(thr_backend *b, thr_agents *all, thr_field_mask mask);
   size_t (*n_owned)(thr_backend *b);
+  /* The owned agents' fields of `mask` on the host, for a reader that looks
+   * and keeps nothing (in situ visualisation). view_begin starts the copies
+   * (CUDA: on the backend's stream, after the last step's work, into
+   * page-locked buffers, without waiting; CPU: nothing to copy); view_end
+   * waits for them and points view's arrays of `mask` at host memory (CPU:
+   * the backend's own arrays), valid until the next backend operation; the
+   * other arrays are NULL. */
+  int (*view_begin)(thr_backend *b, thr_field_mask mask);
+  int (*view_end)(thr_backend *b, thr_agents *view);
 
   /* The step, in driver order (docs/architecture.md). */
   void (*predict)(thr_backend *b, float time); /* plan, blend, x* (owned); time: the step's start [s] */

@@ -4,9 +4,9 @@
 Usage: check_layers.py SRC_DIR
 
 1. Includes point down only:
-     main (src/*.c, src/*.h) -> io -> core -> decomp, behavior -> kernels -> base
+     main (src/*.c, src/*.h) -> io, insitu -> core -> decomp, behavior -> kernels -> base
    A file may include headers of its own folder and of the layers below it;
-   folders of the same layer (decomp, behavior) may not include each other.
+   folders of the same layer (decomp, behavior; io, insitu) may not include each other.
 2. kernels/backend_comm.h (the data-movement table) is included only by
    src/decomp/ and by the backends (src/kernels/cpu/, src/kernels/cuda/).
 3. Only src/decomp/ calls MPI point-to-point (MPI_Send/Isend/Recv/Irecv/...).
@@ -19,7 +19,7 @@ import os
 import re
 import sys
 
-LAYERS = {"base": 0, "kernels": 1, "decomp": 2, "behavior": 2, "core": 3, "io": 4, "": 5}
+LAYERS = {"base": 0, "kernels": 1, "decomp": 2, "behavior": 2, "core": 3, "io": 4, "insitu": 4, "": 5}
 P2P = re.compile(r"\bMPI_(I?[sbr]?send|I?recv|Sendrecv\w*|Probe|Iprobe)\s*\(", re.I)
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 DEFINE = re.compile(r"^(?!static)[A-Za-z_][\w \*]*?\b(thr_\w+)\s*\([^;{]*\)\s*\{", re.M)

@@ -571,3 +571,44 @@ THR_TEST(ghosts_and_halo_carry_their_fields) {
   fixture_free(&f);
   fixture_free(&g);
 }
+
+/* Host views (in situ visualisation): the fields asked for, every byte, in
+ * the order get_agents gives; after the store grows, a second view too. */
+THR_TEST(views_show_the_owned_fields) {
+  fixture f;
+  fixture_init(&f, 0);
+  pattern_agents(&f, 5);
+  thr_backend *b = make_backend();
+  CHECK(b->ops->set_world(b, &f.w, &f.prm) == 0 && b->ops->set_agents(b, &f.a) == 0);
+  thr_field_mask mask = THR_FIELD_BIT(X) | THR_FIELD_BIT(V) | THR_FIELD_BIT(ID) | THR_FIELD_BIT(GROUP) |
+                        THR_FIELD_BIT(RADIUS) | THR_FIELD_BIT(FLAGS);
+  for (int round = 0; round < 2; ++round) {
+    thr_agents want, view;
+    thr_agents_init(&want);
+    CHECK(b->ops->get_agents(b, &want) == 0);
+    CHECK(b->ops->view_begin(b, mask) == 0);
+    CHECK(b->ops->view_end(b, &view) == 0);
+    CHECK(view.n_owned == want.n_owned && view.n_owned == (size_t)(5 + 3 * round));
+    for (int fld = 0; fld < THR_F_COUNT; ++fld) {
+      void *arr = *thr_agents_field(&view, fld, NULL);
+      if (!(mask & ((thr_field_mask)1 << fld))) {
+        CHECK(arr == NULL);
+        continue;
+      }
+      for (size_t k = 0; k < view.n_owned; ++k) CHECK(field_equal(&view, k, &want, k, fld));
+    }
+    thr_agents_free(&want);
+    /* more agents: the view's buffers grow */
+    thr_agent_rec recs[3];
+    for (int k = 0; k < 3; ++k) {
+      thr_agent_rec_blank(&recs[k]);
+      recs[k].id = (uint32_t)(100 + 10 * round + k);
+      recs[k].x = recs[k].p = v2(2.0f + (float)k, 5.0f);
+      recs[k].group = 7 + k;
+      recs[k].radius = 0.25f;
+    }
+    if (round == 0) CHECK(b->comm->append_owned(b, recs, 3) == 0);
+  }
+  b->ops->destroy(b);
+  fixture_free(&f);
+}

@@ -19,6 +19,7 @@ typedef struct cpu_state {
   int *cell_of, *order;
   thr_vec2 *p2, *x2; /* the second buffers of x* and x^n (thr_pass_commit) */
   void *permute_buf;
+  thr_field_mask view_mask; /* fields of the last view_begin */
   /* halo plan of this step: owned agents forwarded to other ranks */
   int *halo_idx;
   size_t n_halo, halo_cap;
@@ -113,6 +114,20 @@ static int cpu_get_agents(thr_backend *b, thr_agents *owned) {
   cpu_state *s = state(b);
   if (thr_agents_copy(owned, &s->a, s->a.n_owned)) return out_of_memory(b, s->a.n_owned);
   owned->n = owned->n_owned = s->a.n_owned;
+  return 0;
+}
+
+static int cpu_view_begin(thr_backend *b, thr_field_mask mask) {
+  state(b)->view_mask = mask;
+  return 0;
+}
+
+static int cpu_view_end(thr_backend *b, thr_agents *view) {
+  cpu_state *s = state(b);
+  thr_agents_init(view);
+  for (int f = 0; f < THR_F_COUNT; ++f)
+    if (s->view_mask & ((thr_field_mask)1 << f)) *thr_agents_field(view, f, NULL) = *thr_agents_field(&s->a, f, NULL);
+  view->n = view->n_owned = view->cap = s->a.n_owned;
   return 0;
 }
 
@@ -569,6 +584,8 @@ static const thr_backend_ops cpu_ops = {
     .set_agents = cpu_set_agents,
     .get_agents = cpu_get_agents,
     .copy_out = cpu_copy_out,
+    .view_begin = cpu_view_begin,
+    .view_end = cpu_view_end,
     .n_owned = cpu_n_owned,
     .predict = cpu_predict,
     .sort_owned = cpu_sort_owned,

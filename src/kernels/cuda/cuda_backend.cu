@@ -68,6 +68,8 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
 
 static int cuda_set_agents(thr_backend *b, const thr_agents *owned) { return thr_cuda_upload_owned(state(b), owned); }
 static int cuda_get_agents(thr_backend *b, thr_agents *owned) { return thr_cuda_download_owned(state(b), owned); }
+static int cuda_view_begin(thr_backend *b, thr_field_mask mask) { return thr_cuda_view_begin(state(b), mask); }
+static int cuda_view_end(thr_backend *b, thr_agents *view) { return thr_cuda_view_end(state(b), view); }
 static int cuda_copy_out(thr_backend *b, thr_agents *all, thr_field_mask mask) {
   return thr_cuda_copy_out(state(b), all, mask);
 }
@@ -245,6 +247,8 @@ static void cuda_destroy(thr_backend *b) {
   if (s->d_send_idx) cudaFree(s->d_send_idx);
   if (s->d_stage) cudaFree(s->d_stage);
   if (s->h_stage) cudaFreeHost(s->h_stage);
+  if (s->h_view) cudaFreeHost(s->h_view);
+  if (s->view_event) cudaEventDestroy(s->view_event);
   for (int k = 0; k < 2; ++k) {
     if (s->h_halo[k]) cudaFreeHost(s->h_halo[k]);
     if (s->d_halo[k]) cudaFree(s->d_halo[k]);
@@ -262,6 +266,8 @@ static const thr_backend_ops cuda_ops = {
     .set_agents = cuda_set_agents,
     .get_agents = cuda_get_agents,
     .copy_out = cuda_copy_out,
+    .view_begin = cuda_view_begin,
+    .view_end = cuda_view_end,
     .n_owned = cuda_n_owned,
     .predict = cuda_predict,
     .sort_owned = cuda_sort_owned,

@@ -111,6 +111,12 @@ typedef struct cuda_state {
   void *h_stage;     /* pinned host staging */
   size_t h_stage_cap;
   void *h_halo[2];   /* pinned halo message buffers (send, receive) */
+  /* host views (view_begin/view_end): pinned copies of some fields */
+  void *h_view;
+  size_t h_view_cap;
+  thr_field_mask view_mask;
+  size_t view_n;
+  cudaEvent_t view_event;
   size_t h_halo_cap[2];
 } cuda_state;
 
@@ -120,6 +126,8 @@ void thr_cuda_free_agents(cuda_state *s);
 void *thr_cuda_stage(cuda_state *s, size_t bytes);
 void *thr_cuda_stage2(cuda_state *s, size_t bytes);
 void *thr_cuda_host_stage(cuda_state *s, size_t bytes);
+int thr_cuda_view_begin(cuda_state *s, thr_field_mask mask);
+int thr_cuda_view_end(cuda_state *s, thr_agents *view);
 void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n);
 /* dst[k] = src[idx[k]] for k < n, elements of `elem` bytes (a multiple of 4) */
 void thr_cuda_gather(cuda_state *s, void *dst, const void *src, const int *idx, size_t n, size_t elem);

@@ -50,6 +50,55 @@ int thr_cuda_copy_out(cuda_state *s, thr_agents *all, thr_field_mask mask) {
   return 0;
 }
 
+/* Host views: the fields of the mask copied one after the other into one
+ * page-locked buffer, asynchronously on the stream (ordered after the step
+ * that wrote them, and before the next step rewrites them). */
+int thr_cuda_view_begin(cuda_state *s, thr_field_mask mask) {
+  size_t n = s->a.n_owned, bytes = thr_fields_bytes(mask) * n;
+  if (!s->view_event) CUDA_CHECK(cudaEventCreateWithFlags(&s->view_event, cudaEventDisableTiming));
+  if (bytes > s->h_view_cap) {
+    if (s->h_view) {
+      CUDA_CHECK(cudaStreamSynchronize(s->stream)); /* an earlier view's copies may still read into it */
+      CUDA_CHECK(cudaFreeHost(s->h_view));
+      s->h_view = NULL, s->h_view_cap = 0;
+    }
+    size_t cap = bytes + bytes / 4;
+    if (cudaMallocHost(&s->h_view, cap) != cudaSuccess) {
+      cudaGetLastError();
+      return thr_backend_error(s->self, "out of page-locked host memory for a view of %zu agents (%zu bytes)", n,
+                               cap);
+    }
+    s->h_view_cap = cap;
+  }
+  char *out = (char *)s->h_view;
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!(mask & ((thr_field_mask)1 << f))) continue;
+    size_t elem;
+    const void *d = *thr_agents_field(&s->a, f, &elem);
+    if (n) CUDA_CHECK(cudaMemcpyAsync(out, d, n * elem, cudaMemcpyDeviceToHost, s->stream));
+    out += n * elem;
+  }
+  CUDA_CHECK(cudaEventRecord(s->view_event, s->stream));
+  s->view_mask = mask;
+  s->view_n = n;
+  return 0;
+}
+
+int thr_cuda_view_end(cuda_state *s, thr_agents *view) {
+  thr_agents_init(view);
+  CUDA_CHECK(cudaEventSynchronize(s->view_event));
+  char *in = (char *)s->h_view;
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!(s->view_mask & ((thr_field_mask)1 << f))) continue;
+    size_t elem;
+    void **field = thr_agents_field(view, f, &elem);
+    *field = in;
+    in += s->view_n * elem;
+  }
+  view->n = view->n_owned = view->cap = s->view_n;
+  return 0;
+}
+
 /* Upload a host index list into device staging. */
 static int *upload_idx(cuda_state *s, const int *idx, size_t n, size_t extra_bytes, void **rest) {
   size_t ib = (n * sizeof(int) + 255) & ~(size_t)255;
