@@ -9,6 +9,7 @@
 #   THRONG_SKIP_INSTALL=1         do not install system packages
 #   THRONG_EXTRA_PACKAGES="..."   more Debian packages to install, e.g. libhdf5-openmpi-dev
 #   THRONG_JOBS=N                 parallel build jobs (default: nproc)
+#   THRONG_NO_CATALYST=1          skip ParaView (paraview-dev, about 1.5 GB): no in situ visualisation
 #
 # Usage: scripts/setup.sh
 set -euo pipefail
@@ -27,6 +28,10 @@ TOOLS_DIR=${THRONG_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/throng/tools}
 PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libyaml-dev python3
           python3-matplotlib python3-numpy # matplotlib: `throng report`; numpy: ctest -L validation
           libhdf5-openmpi-dev python3-h5py python3-venv) # HDF5 trajectories/checkpoints; h5py, venv (PedPy): ctest -L io
+# ParaView Catalyst (docs/insitu.md): the module, ctest -L catalyst; about 1.5 GB
+if [[ ${THRONG_NO_CATALYST:-0} != 1 ]]; then
+  PACKAGES+=(g++ paraview-dev python3-paraview xvfb xauth)
+fi
 set -f
 # shellcheck disable=SC2206  # word splitting is intended
 PACKAGES+=(${THRONG_EXTRA_PACKAGES:-})

@@ -99,6 +99,7 @@ typedef struct run_ctx {
   thr_insitu *insitu;   /* Catalyst, or NULL */
   thr_insitu_buffers insitu_buf;
   double insitu_seconds;
+  double insitu_first;  /* the first call (Python imports the scripts, views open) */
   long insitu_calls;
   int n_kept;
   char *err;
@@ -198,7 +199,7 @@ static int insitu_execute(run_ctx *r) {
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, s->comm);
   if (!rc) rc = thr_insitu_execute(r->insitu, &a, r->err, r->errlen);
   r->insitu_seconds += MPI_Wtime() - t0;
-  r->insitu_calls++;
+  if (!r->insitu_calls++) r->insitu_first = r->insitu_seconds;
   return rc;
 }
 
@@ -372,7 +373,7 @@ static int write_run_json(run_ctx *r, const thr_scenario *sc, long steps, double
     char err[1200];
     thr_run_io io = {r->o->restart_path, r->o->restart ? thr_checkpoint_step(r->o->restart) : 0,
                      r->checkpoint[0] ? r->checkpoint : NULL, r->traj_seconds, r->traj_frames, r->ckpt_seconds,
-                     r->ckpt_count, r->insitu_seconds, r->insitu_calls};
+                     r->ckpt_count, r->insitu_seconds, r->insitu_first, r->insitu_calls};
     rc = thr_write_run_json(r->o->out_dir, sc, r->s, steps, agent_steps, wall, state,
                             state == THR_RUN_COMPLETE ? NULL : r->err, &io, err, sizeof err);
     if (rc && code) fprintf(stderr, "throng: %s\n", err);
@@ -484,7 +485,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   int rc = 0;
   if (s->rank == 0 && out) {
     rc = thr_output_open(&r.out, o->out_dir, metrics, frames && !o->trajectory_hdf5, err, errlen);
-    thr_run_io io = {o->restart_path, o->restart ? thr_checkpoint_step(o->restart) : 0, NULL, 0.0, 0, 0.0, 0, 0.0, 0};
+    thr_run_io io = {o->restart_path, o->restart ? thr_checkpoint_step(o->restart) : 0, NULL, 0.0, 0, 0.0, 0, 0.0, 0.0, 0};
     if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, &io, err, errlen);
   }
   if (agree(&r, rc)) {

@@ -30,7 +30,6 @@
 #include <vtkPythonInterpreter.h>
 #include <vtkRenderingOpenGLConfigure.h>
 #include <vtkSmartPointer.h>
-#include <vtkStringArray.h>
 #include <vtkTypeInt32Array.h>
 #include <vtkTypeUInt32Array.h>
 #include <vtkPVVersion.h>
@@ -74,11 +73,9 @@ vtkSmartPointer<vtkPolyData> build_geometry(const thr_insitu_geometry *g, int ra
   auto pd = vtkSmartPointer<vtkPolyData>::New();
   vtkNew<vtkPoints> pts;
   vtkNew<vtkCellArray> lines;
-  vtkNew<vtkIntArray> kind;
-  vtkNew<vtkStringArray> kind_name, name;
+  vtkNew<vtkIntArray> kind, index;
   kind->SetName("kind");
-  kind_name->SetName("kind_name");
-  name->SetName("name");
+  index->SetName("index");
   pts->SetDataTypeToFloat();
   if (g && rank == 0) { // one piece holds the geometry; the others are empty
     for (int p = 0; p < g->n_points; ++p) pts->InsertNextPoint(g->points + 3 * p);
@@ -88,15 +85,13 @@ vtkSmartPointer<vtkPolyData> build_geometry(const thr_insitu_geometry *g, int ra
       for (int p = a; p < b; ++p) lines->InsertCellPoint(p);
       if (g->closed[k]) lines->InsertCellPoint(a);
       kind->InsertNextValue(g->kind[k]);
-      kind_name->InsertNextValue(thr_insitu_kind_name(g->kind[k]));
-      name->InsertNextValue(g->name[k]);
+      index->InsertNextValue(g->index[k]);
     }
   }
   pd->SetPoints(pts);
   pd->SetLines(lines);
   pd->GetCellData()->AddArray(kind);
-  pd->GetCellData()->AddArray(kind_name);
-  pd->GetCellData()->AddArray(name);
+  pd->GetCellData()->AddArray(index);
   return pd;
 }
 

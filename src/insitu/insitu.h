@@ -8,7 +8,7 @@
  *   agents    one vertex per owned agent of this rank (every rank hands its
  *             own piece), with velocity, speed, id, group, radius, state;
  *   geometry  walls, obstacles, exits, measurement areas and lines as
- *             polylines with a kind and a name; built once, handed with
+ *             polylines with a kind and an index; built once, handed with
  *             every call (rank 0 holds it, the other ranks hand empty pieces).
  * The implementation is a module loaded when a run asks for Catalyst
  * (insitu_loader.c: lib/throng/libthrong_catalyst.so beside the executable's
@@ -43,7 +43,7 @@ typedef struct thr_insitu_agents {
   const uint32_t *state; /* THR_FLAG_* bits (docs/output.md) */
 } thr_insitu_agents;
 
-/* What a geometry shape is (cell data "kind"; names in thr_insitu_kind_name). */
+/* What a geometry shape is (cell data "kind": 0 wall, 1 obstacle, 2 exit, 3 area, 4 line). */
 enum thr_insitu_kind { THR_INSITU_WALL, THR_INSITU_OBSTACLE, THR_INSITU_EXIT, THR_INSITU_AREA, THR_INSITU_LINE };
 
 /* The geometry channel: n_shapes polylines (closed ones repeat no vertex). */
@@ -54,13 +54,11 @@ typedef struct thr_insitu_geometry {
   int *first;    /* [n_shapes + 1]: shape k is points first[k] .. first[k+1] */
   int *closed;   /* [n_shapes] */
   int *kind;     /* [n_shapes] enum thr_insitu_kind */
-  char (*name)[64]; /* [n_shapes] exit, area or line name; "" for walls and obstacles */
+  int *index;    /* [n_shapes] its number among the shapes of its kind: exit k is the scenario's exits[k]
+                    (names in the output directory's geometry.json; no strings in the channel, as VTK
+                    9.2's .pvtp reader crashes on string arrays) */
 } thr_insitu_geometry;
 
-static inline const char *thr_insitu_kind_name(int kind) {
-  static const char *const names[] = {"wall", "obstacle", "exit", "area", "line"};
-  return kind >= 0 && kind <= THR_INSITU_LINE ? names[kind] : "?";
-}
 
 /* The scenario's shapes (walls of the walkable area, obstacles, exits,
  * measurement areas and lines). 0, or -1 when out of memory. */
@@ -84,7 +82,8 @@ void thr_insitu_buffers_free(thr_insitu_buffers *b);
 
 typedef struct thr_insitu thr_insitu;
 
-/* 1 when this build made the Catalyst module (THRONG_CATALYST). */
+/* 1 when this build made the Catalyst module (THRONG_CATALYST), or
+ * THRONG_CATALYST_MODULE names one. */
 int thr_insitu_available(void);
 /* Where the module is looked for: $THRONG_CATALYST_MODULE, else
  * <bin>/../lib/throng/libthrong_catalyst.so. */

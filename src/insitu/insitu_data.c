@@ -1,6 +1,5 @@
 /* The channels' data (insitu.h): plain arrays, no VTK. */
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,12 +14,12 @@ void thr_insitu_geometry_free(thr_insitu_geometry *g) {
   free(g->first);
   free(g->closed);
   free(g->kind);
-  free(g->name);
+  free(g->index);
   memset(g, 0, sizeof *g);
 }
 
 /* Append one shape; the arrays were sized by the caller. */
-static void add_shape(thr_insitu_geometry *g, const thr_vec2 *v, int n, int closed, int kind, const char *name) {
+static void add_shape(thr_insitu_geometry *g, const thr_vec2 *v, int n, int closed, int kind, int index) {
   int k = g->n_shapes++;
   g->first[k] = g->n_points;
   for (int i = 0; i < n; ++i) {
@@ -30,7 +29,7 @@ static void add_shape(thr_insitu_geometry *g, const thr_vec2 *v, int n, int clos
   g->first[k + 1] = g->n_points;
   g->closed[k] = closed;
   g->kind[k] = kind;
-  snprintf(g->name[k], sizeof g->name[k], "%s", name ? name : "");
+  g->index[k] = index;
 }
 
 int thr_insitu_geometry_build(thr_insitu_geometry *g, const thr_scenario *sc) {
@@ -43,25 +42,23 @@ int thr_insitu_geometry_build(thr_insitu_geometry *g, const thr_scenario *sc) {
   g->first = malloc(((size_t)shapes + 1) * sizeof *g->first);
   g->closed = malloc(((size_t)shapes + 1) * sizeof *g->closed);
   g->kind = malloc(((size_t)shapes + 1) * sizeof *g->kind);
-  g->name = calloc((size_t)shapes + 1, sizeof *g->name);
-  if (!g->points || !g->first || !g->closed || !g->kind || !g->name) {
+  g->index = malloc(((size_t)shapes + 1) * sizeof *g->index);
+  if (!g->points || !g->first || !g->closed || !g->kind || !g->index) {
     thr_insitu_geometry_free(g);
     return -1;
   }
   g->first[0] = 0;
   for (int o = 0; o < sc->n_obstacles; ++o)
     add_shape(g, sc->verts + sc->obs_vfirst[o], sc->obs_vfirst[o + 1] - sc->obs_vfirst[o], sc->obs_closed[o],
-              o < obstacles ? THR_INSITU_OBSTACLE : THR_INSITU_WALL, NULL);
+              o < obstacles ? THR_INSITU_OBSTACLE : THR_INSITU_WALL, o < obstacles ? o : o - obstacles);
   /* an exit is one polygon without holes: ring r belongs to exit r */
   for (int r = 0; r < sc->exit_shapes.n_rings; ++r)
-    add_shape(g, thr_ring_verts(&sc->exit_shapes, r), thr_ring_len(&sc->exit_shapes, r), 1, THR_INSITU_EXIT,
-              r < sc->n_exits ? sc->exit_names[r] : NULL);
+    add_shape(g, thr_ring_verts(&sc->exit_shapes, r), thr_ring_len(&sc->exit_shapes, r), 1, THR_INSITU_EXIT, r);
   for (int r = 0; r < sc->areas.n_rings; ++r)
-    add_shape(g, thr_ring_verts(&sc->areas, r), thr_ring_len(&sc->areas, r), 1, THR_INSITU_AREA,
-              sc->area_names ? sc->area_names[r] : NULL);
+    add_shape(g, thr_ring_verts(&sc->areas, r), thr_ring_len(&sc->areas, r), 1, THR_INSITU_AREA, r);
   for (int l = 0; l < sc->n_lines; ++l) {
     thr_vec2 ab[2] = {sc->lines[l].a, sc->lines[l].b};
-    add_shape(g, ab, 2, 0, THR_INSITU_LINE, sc->lines[l].name);
+    add_shape(g, ab, 2, 0, THR_INSITU_LINE, l);
   }
   return 0;
 }

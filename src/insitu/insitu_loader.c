@@ -21,7 +21,8 @@ int thr_insitu_available(void) {
 #ifdef THRONG_HAVE_CATALYST
   return 1;
 #else
-  return 0;
+  const char *env = getenv("THRONG_CATALYST_MODULE"); /* a module built elsewhere */
+  return env && *env;
 #endif
 }
 
@@ -52,7 +53,7 @@ static int load(thr_insitu *c, char *err, size_t errlen) {
   if (!thr_insitu_available()) {
     snprintf(err, errlen,
              "this throng was built without ParaView Catalyst: install paraview-dev (scripts/setup.sh "
-             "--catalyst does) and rebuild with THRONG_CATALYST=AUTO or ON (docs/insitu.md)");
+             "does) and rebuild with THRONG_CATALYST=AUTO or ON (docs/insitu.md)");
     return -1;
   }
   c->handle = dlopen(path, RTLD_NOW | RTLD_GLOBAL);

@@ -75,9 +75,10 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
   if (io)
     fprintf(f,
             "  \"output_seconds\": {\"trajectory\": %.6f, \"trajectory_frames\": %ld, \"checkpoints\": %.6f, "
-            "\"checkpoint_count\": %ld, \"catalyst\": %.6f, \"catalyst_calls\": %ld},\n",
+            "\"checkpoint_count\": %ld, \"catalyst\": %.6f, \"catalyst_first_call\": %.6f, "
+            "\"catalyst_calls\": %ld},\n",
             io->trajectory_seconds, io->trajectory_frames, io->checkpoint_seconds, io->checkpoints,
-            io->catalyst_seconds, io->catalyst_calls);
+            io->catalyst_seconds, io->catalyst_first, io->catalyst_calls);
   if (sc->n_catalyst_scripts > 0) {
     fprintf(f, "  \"catalyst\": {\"every\": %d, \"scripts\": [", sc->catalyst_every);
     for (int k = 0; k < sc->n_catalyst_scripts; ++k) {

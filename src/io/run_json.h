@@ -31,6 +31,7 @@ typedef struct thr_run_io {
   double checkpoint_seconds;
   long checkpoints;
   double catalyst_seconds; /* in Catalyst calls (the view of the agents included) */
+  double catalyst_first;   /* of which the first call (imports, views) */
   long catalyst_calls;
 } thr_run_io;
 

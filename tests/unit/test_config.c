@@ -2,7 +2,7 @@
  * every documented key landing in its field, --set overrides, and the exact
  * error messages (FILE:LINE:COL: KEY: what is wrong) for bad input. Each case
  * writes its YAML to a fresh file under /tmp. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -486,7 +486,7 @@ THR_TEST(set_errors) {
   FAILS_SET(base, "solvr.iterations=3",
             "--set solvr.iterations=3: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, "
             "time, solver, model, headway, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, "
-            "obstacles, exits, routing, stages, journeys, agents, sources, measurement, output); did you mean "
+            "obstacles, exits, routing, stages, journeys, agents, sources, measurement, output, catalyst); did you mean "
             "'solver'?");
   FAILS_SET(base, "solver.iteratons=3",
             "--set solver.iteratons=3: solver: unknown key 'iteratons' (known keys here: stability_iterations, "
@@ -602,7 +602,7 @@ THR_TEST(unknown_keys) {
   FAILS(WORLD "solvr: {iterations: 3}\n" AGENTS,
         ":2:1: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, time, solver, model, "
         "headway, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, obstacles, exits, routing, "
-        "stages, journeys, agents, sources, measurement, output); did you mean 'solver'?");
+        "stages, journeys, agents, sources, measurement, output, catalyst); did you mean 'solver'?");
   FAILS(WORLD "solver: {iteratons: 3}\n" AGENTS,
         ":2:10: solver: unknown key 'iteratons' (known keys here: stability_iterations, iterations, omega); "
         "did you mean 'iterations'?");
@@ -1311,4 +1311,40 @@ THR_TEST(measurement_keys) {
   CHECK(sc.map_cell == 1.0f && sc.map_every == 0 && sc.n_lines == 0 && sc.areas.n_polys == 0);
   CHECK_NEAR(sc.route_cell, 0.2, TOL);
   thr_scenario_free(&sc);
+}
+
+/* catalyst: scripts beside the scenario file become absolute paths; the
+ * default cadence; missing files, wrong types and too many scripts fail
+ * with file, line and key. */
+THR_TEST(catalyst_scripts_and_cadence) {
+  thr_scenario sc;
+  write_scenario(WORLD AGENTS "catalyst: {every: 12, scripts: [a.py, b.py]}\n");
+  char a[160], b[160];
+  snprintf(a, sizeof a, "%s/a.py", g_dir);
+  snprintf(b, sizeof b, "%s/b.py", g_dir);
+  FILE *fa = fopen(a, "w"), *fb = fopen(b, "w");
+  CHECK(fa && fb);
+  if (fa) fclose(fa);
+  if (fb) fclose(fb);
+  CHECK(thr_config_load(g_path, NULL, 0, &sc, g_err, sizeof g_err) == 0);
+  CHECK(sc.n_catalyst_scripts == 2 && sc.catalyst_every == 12);
+  char *ra = realpath(a, NULL);
+  CHECK(ra && !strcmp(sc.catalyst_scripts[0], ra));
+  CHECK(sc.catalyst_scripts[1][0] == '/' && strstr(sc.catalyst_scripts[1], "/b.py"));
+  free(ra);
+  thr_scenario_free(&sc);
+  remove(a);
+  remove(b);
+  remove_scenario();
+
+  CHECK(load(WORLD AGENTS, &sc) == 0);
+  CHECK(sc.n_catalyst_scripts == 0 && sc.catalyst_every == 48);
+  thr_scenario_free(&sc);
+
+  FAILS(WORLD AGENTS "catalyst:\n  scripts: [missing.py]\n",
+        ":5:13: catalyst.scripts[0]: cannot read the Catalyst script '");
+  FAILS(WORLD AGENTS "catalyst: {scripts: x.py}\n", ":4:21: catalyst.scripts: expected a list of Catalyst Python scripts");
+  FAILS(WORLD AGENTS "catalyst: {scripts: [a, b, c, d, e, f, g, h, i]}\n", ":4:21: catalyst.scripts: at most 8 scripts");
+  FAILS(WORLD AGENTS "catalyst: {every: 0}\n", ":4:19: catalyst.every: expected");
+  FAILS(WORLD AGENTS "catalyst: {cadence: 3}\n", ":4:12: catalyst: unknown key 'cadence'");
 }
