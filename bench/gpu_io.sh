@@ -13,7 +13,7 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 b=build-gpu-io
 t0=$SECONDS
 cmake -S . -B $b -G Ninja -DTHRONG_CUDA=ON -DTHRONG_STRICT_FP=ON >"$out/cfg.log" 2>&1 &&
-  cmake --build $b -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/cfg.log" "$out/build.log"; exit 1; }
+  cmake --build $b -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -n 30 "$out/cfg.log" "$out/build.log"; exit 1; }
 grep -E "THRONG_HDF5|HDF5=" "$out/cfg.log"
 echo "build: $((SECONDS - t0)) s"
 t0=$SECONDS

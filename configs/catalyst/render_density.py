@@ -9,13 +9,14 @@ from paraview import catalyst
 
 # settings
 IMAGE = [1280, 720]         # pixels
-CELL = 1.0                  # density cell side [m]
+CELL = 1.0                  # density cell side [m]; grown so that the image has at most MAX_CELLS across
+MAX_CELLS = 300
 DENSITY_RANGE = [0.0, 6.0]  # agents / m^2, fixed so that frames compare
 
 agents = TrivialProducer(registrationName='agents')
 geometry = TrivialProducer(registrationName='geometry')
 
-# Counts per cell on every rank, summed over the ranks; rank 0's piece holds
+# Counts per cell (CELL metres, or larger for big floors) on every rank, summed over the ranks; rank 0's piece holds
 # the occupied cells as squares (the other pieces are empty), so that
 # compositing shows the sum.
 density = ProgrammableFilter(registrationName='density', Input=agents)
@@ -28,6 +29,7 @@ from vtkmodules.vtkCommonDataModel import vtkCellArray
 from vtkmodules.util import numpy_support as ns
 
 CELL = %(cell)r
+MAX_CELLS = %(max_cells)r
 pts = inputs[0].Points
 xy = np.zeros((0, 2)) if pts is None else np.asarray(pts)[:, :2]
 ctl = vtkMultiProcessController.GetGlobalController()
@@ -44,6 +46,7 @@ else: out_box.DeepCopy(box)
 b = [out_box.GetValue(k) for k in range(4)]
 if not np.isfinite(b[0]):
     b = [0.0, 0.0, -1.0, -1.0]
+CELL = float(np.maximum(CELL, np.maximum(-b[2] - b[0], -b[3] - b[1]) / MAX_CELLS))
 x0, y0 = np.floor(b[0] / CELL) * CELL, np.floor(b[1] / CELL) * CELL
 # (numpy's functions: the filter's namespace has VTK's parallel min/max)
 nx = int(np.maximum(1, np.ceil((-b[2] - x0) / CELL + 1e-9)))
@@ -74,7 +77,7 @@ if rank == 0:
     d = ns.numpy_to_vtk(rho[j, i].astype(np.float64), deep=1)
     d.SetName('density')
     out.GetCellData().AddArray(d)
-""" % {'cell': CELL}
+""" % {'cell': CELL, 'max_cells': MAX_CELLS}
 density.RequestInformationScript = ''
 density.RequestUpdateExtentScript = ''
 

@@ -4,11 +4,11 @@
 // wrapped, not copied (vtkAOSDataArrayTemplate::SetArray with save = 1:
 // VTK never frees them); the vertex cells of the agents are prefixes of one
 // 0, 1, 2, ... array kept across calls, so a call costs no O(n) work here.
-#include <cstdio>
-#include <cstdlib>
 #include <dlfcn.h>
 #include <unistd.h>
-#include <cstring>
+
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -18,21 +18,20 @@
 #include <vtkCPPythonPipeline.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
-#include <vtkFieldData.h>
 #include <vtkFloatArray.h>
 #include <vtkIdTypeArray.h>
 #include <vtkIntArray.h>
 #include <vtkMPI.h>
 #include <vtkNew.h>
+#include <vtkPVVersion.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPythonInterpreter.h>
-#include <vtkRenderingOpenGLConfigure.h>
+#include <vtkRenderingOpenGLConfigure.h> // VTK_USE_X
 #include <vtkSmartPointer.h>
 #include <vtkTypeInt32Array.h>
 #include <vtkTypeUInt32Array.h>
-#include <vtkPVVersion.h>
 
 extern "C" {
 #include "insitu_module.h"

@@ -84,6 +84,8 @@ int thr_insitu_agents_fill(thr_insitu_agents *out, thr_insitu_buffers *b, const 
     if (!p || !v || !s) return -1;
     b->cap = cap;
   }
+  /* threads: on a GPU run this loop is most of throng's side of a call */
+#pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; ++i) {
     thr_vec2 x = owned->x[i], v = owned->v[i];
     b->points[3 * i] = x.x, b->points[3 * i + 1] = x.y, b->points[3 * i + 2] = 0.0f;

@@ -8,23 +8,11 @@ set(THRONG_CATALYST_CHECK_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/check_catalyst.py)
 
 # Every build: the run loop and the backends' host views through the null
 # module (no ParaView); on the CUDA backend also labelled gpu (skips without one).
-set(_null_mpi)
-set(_null_env ${THRONG_TEST_ENV})
-if(MPIEXEC_EXECUTABLE)
-  set(_null_flags ${MPIEXEC_PREFLAGS})
-  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _null_mpiexec_version ERROR_QUIET)
-  if(_null_mpiexec_version MATCHES "Open MPI|OpenRTE")
-    list(APPEND _null_flags --oversubscribe)
-    list(APPEND _null_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
-  endif()
-  string(REPLACE ";" " " _null_flags "${_null_flags}")
-  set(_null_mpi --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--mpi-flags=${_null_flags}")
-endif()
 foreach(case null_module null_module_cuda)
   add_test(NAME catalyst.${case}
            COMMAND ${Python3_EXECUTABLE} ${THRONG_CATALYST_CHECK_SCRIPT} ${THRONG_EXE} ${case} --source ${CMAKE_SOURCE_DIR}
-                   --null-module $<TARGET_FILE:throng_null_insitu> ${_null_mpi})
-  set_tests_properties(catalyst.${case} PROPERTIES LABELS catalyst ENVIRONMENT "${_null_env}" PROCESSORS 2
+                   --null-module $<TARGET_FILE:throng_null_insitu> ${THRONG_MPI_ARGS})
+  set_tests_properties(catalyst.${case} PROPERTIES LABELS catalyst ENVIRONMENT "${THRONG_MPI_ENV}" PROCESSORS 2
                                                    SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 set_tests_properties(catalyst.null_module_cuda PROPERTIES LABELS "catalyst;gpu")
@@ -52,24 +40,10 @@ if(NOT THRONG_CATALYST_PYTHON)
   message(STATUS "catalyst tests: python ${THRONG_CATALYST_PYTHON}")
 endif()
 
-set(THRONG_CATALYST_ENV ${THRONG_TEST_ENV})
-set(THRONG_CATALYST_MPI)
-if(MPIEXEC_EXECUTABLE)
-  set(_cat_flags ${MPIEXEC_PREFLAGS})
-  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _cat_mpiexec_version ERROR_QUIET)
-  if(_cat_mpiexec_version MATCHES "Open MPI|OpenRTE")
-    list(APPEND _cat_flags --oversubscribe)
-    list(APPEND THRONG_CATALYST_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
-  endif()
-  string(REPLACE ";" " " _cat_flags "${_cat_flags}")
-  set(THRONG_CATALYST_MPI --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}"
-                          "--mpi-flags=${_cat_flags}")
-endif()
-
 foreach(case extract_png density script_error script_syntax script_missing no_display live)
   add_test(NAME catalyst.${case}
            COMMAND ${THRONG_CATALYST_PYTHON} ${THRONG_CATALYST_CHECK_SCRIPT} ${THRONG_EXE} ${case}
-                   --source ${CMAKE_SOURCE_DIR} ${THRONG_CATALYST_MPI})
-  set_tests_properties(catalyst.${case} PROPERTIES LABELS catalyst ENVIRONMENT "${THRONG_CATALYST_ENV}"
+                   --source ${CMAKE_SOURCE_DIR} ${THRONG_MPI_ARGS})
+  set_tests_properties(catalyst.${case} PROPERTIES LABELS catalyst ENVIRONMENT "${THRONG_MPI_ENV}"
                                                    PROCESSORS 2 SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()

@@ -273,8 +273,24 @@ def case_extract_png(r):
              % (png, clear.sum() - white, clear.sum()))
         checked_images += 1
     need(checked_images >= 4, "only %d images had agents" % checked_images)
-    print("ok: %d calls; extracts with 2 pieces and trajectory.h5's agents; %d images show every agent"
-          % (calls, checked_images))
+
+    # ParaView's XDMF reader opens trajectory.xdmf (issue 12's sidecar): one
+    # time step per non-empty frame, each with that frame's agents
+    from vtkmodules.vtkIOXdmf2 import vtkXdmfReader
+    from vtkmodules.vtkCommonExecutionModel import vtkStreamingDemandDrivenPipeline as sddp
+    xr = vtkXdmfReader()
+    xr.SetFileName(os.path.join(out, "trajectory.xdmf"))
+    xr.UpdateInformation()
+    times = xr.GetOutputInformation(0).Get(sddp.TIME_STEPS())
+    want = [len(ids) for _, ids in sorted(by_step.items()) if len(ids)]
+    need(times is not None and len(times) == len(want), "trajectory.xdmf: %s time steps, expected %d"
+         % (None if times is None else len(times), len(want)))
+    for t, n in zip(times, want):
+        xr.UpdateTimeStep(t)
+        got = xr.GetOutputDataObject(0).GetNumberOfPoints()
+        need(got == n, "trajectory.xdmf at t = %g: %d points, trajectory.h5 has %d" % (t, got, n))
+    print("ok: %d calls; extracts with 2 pieces and trajectory.h5's agents; %d images show every agent; "
+          "ParaView reads trajectory.xdmf (%d time steps)" % (calls, checked_images, len(want)))
 
 
 def case_density(r):

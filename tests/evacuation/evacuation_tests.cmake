@@ -15,19 +15,10 @@ endforeach()
 
 # The same scenario on 1, 2, 3 and 4 ranks (one OpenMP thread each).
 if(MPIEXEC_EXECUTABLE)
-  set(_evac_mpi_flags ${MPIEXEC_PREFLAGS})
-  set(_evac_mpi_env ${THRONG_TEST_ENV})
-  execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _evac_mpiexec_version ERROR_QUIET)
-  if(_evac_mpiexec_version MATCHES "Open MPI|OpenRTE")
-    list(APPEND _evac_mpi_flags --oversubscribe)
-    list(APPEND _evac_mpi_env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
-  endif()
-  string(REPLACE ";" " " _evac_mpi_flags "${_evac_mpi_flags}")
   add_test(NAME evacuation.ranks_identical
-           COMMAND ${THRONG_EVAC} ranks_identical --mpiexec ${MPIEXEC_EXECUTABLE} "--np-flag=${MPIEXEC_NUMPROC_FLAG}"
-                   "--mpi-flags=${_evac_mpi_flags}")
+           COMMAND ${THRONG_EVAC} ranks_identical ${THRONG_MPI_ARGS})
   set_tests_properties(evacuation.ranks_identical PROPERTIES LABELS "evacuation;mpi" PROCESSORS 4 TIMEOUT 300
-                       ENVIRONMENT "${_evac_mpi_env}")
+                       ENVIRONMENT "${THRONG_MPI_ENV}")
 else()
   message(STATUS "Evacuation tests: no mpiexec found; evacuation.ranks_identical not registered")
 endif()

@@ -7,18 +7,7 @@ if(NOT MPIEXEC_EXECUTABLE)
   return()
 endif()
 
-set(THRONG_MPI_FLAGS ${MPIEXEC_PREFLAGS})
-set(THRONG_MPI_ENV ${THRONG_TEST_ENV})
-execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mpiexec_version ERROR_QUIET)
-if(_mpiexec_version MATCHES "Open MPI|OpenRTE")
-  # more ranks than cores; and root (containers, CI) is allowed to run it
-  list(APPEND THRONG_MPI_FLAGS --oversubscribe)
-  list(APPEND THRONG_MPI_ENV OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1)
-endif()
-string(REPLACE ";" " " THRONG_MPI_FLAGS_STR "${THRONG_MPI_FLAGS}")
-
-set(THRONG_MPI_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_mpi.py --mpiexec ${MPIEXEC_EXECUTABLE}
-    "--np-flag=${MPIEXEC_NUMPROC_FLAG}" "--mpi-flags=${THRONG_MPI_FLAGS_STR}" ${THRONG_EXE})
+set(THRONG_MPI_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_mpi.py ${THRONG_MPI_ARGS} ${THRONG_EXE})
 set(THRONG_MPI_DATA ${CMAKE_SOURCE_DIR}/tests/data/mpi)
 
 function(throng_mpi_test name procs)
