@@ -208,10 +208,10 @@ static int cmd_info(void) {
 #endif
   printf("default backend: %s\n", thr_default_backend());
   printf("MPI: %s (MPI standard %d.%d)\n", lib, major, minor);
-  char module[1200];
-  printf("optional components:\n  HDF5      %s\n  Catalyst  %s%s%s%s\n", THRONG_FEATURE_HDF5, THRONG_FEATURE_CATALYST,
-         thr_insitu_available() ? " (module " : "", thr_insitu_available() ? thr_insitu_module_path(module, sizeof module) : "",
-         thr_insitu_available() ? ")" : "");
+  char path[1100], module[1200] = "";
+  if (thr_insitu_available()) snprintf(module, sizeof module, " (module %s)", thr_insitu_module_path(path, sizeof path));
+  printf("optional components:\n  HDF5      %s\n  Catalyst  %s%s\n", THRONG_FEATURE_HDF5, THRONG_FEATURE_CATALYST,
+         module);
   printf("strict floating point (THRONG_STRICT_FP): %s\n", THRONG_FEATURE_STRICT_FP);
   return 0;
 }

@@ -485,7 +485,10 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   int rc = 0;
   if (s->rank == 0 && out) {
     rc = thr_output_open(&r.out, o->out_dir, metrics, frames && !o->trajectory_hdf5, err, errlen);
-    thr_run_io io = {o->restart_path, o->restart ? thr_checkpoint_step(o->restart) : 0, NULL, 0.0, 0, 0.0, 0, 0.0, 0.0, 0};
+    thr_run_io io;
+    memset(&io, 0, sizeof io);
+    io.restarted_from = o->restart_path;
+    io.restart_step = o->restart ? thr_checkpoint_step(o->restart) : 0;
     if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, &io, err, errlen);
   }
   if (agree(&r, rc)) {

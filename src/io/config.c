@@ -2114,7 +2114,8 @@ static int read_catalyst(cfg *c, const thr_ynode *root) {
     const thr_ynode *v = n->items[k];
     char *file = c->sc->catalyst_scripts[k];
     subindex(p, "catalyst.scripts", k);
-    if (v->kind != THR_Y_SCALAR || thr_ynode_is_null(v)) return fail(c, v, p, "expected a file name, got %s", got(v, g));
+    if (v->kind != THR_Y_SCALAR || thr_ynode_is_null(v))
+      return fail(c, v, p, "expected a file name, got %s", got(v, g));
     if (beside_scenario(c, v, p, v->text, file, sizeof c->sc->catalyst_scripts[k])) return -1;
     FILE *f = fopen(file, "r");
     if (!f) return fail(c, v, p, "cannot read the Catalyst script '%s': %s", file, strerror(errno));

@@ -1343,8 +1343,10 @@ THR_TEST(catalyst_scripts_and_cadence) {
 
   FAILS(WORLD AGENTS "catalyst:\n  scripts: [missing.py]\n",
         ":5:13: catalyst.scripts[0]: cannot read the Catalyst script '");
-  FAILS(WORLD AGENTS "catalyst: {scripts: x.py}\n", ":4:21: catalyst.scripts: expected a list of Catalyst Python scripts");
-  FAILS(WORLD AGENTS "catalyst: {scripts: [a, b, c, d, e, f, g, h, i]}\n", ":4:21: catalyst.scripts: at most 8 scripts");
+  FAILS(WORLD AGENTS "catalyst: {scripts: x.py}\n",
+        ":4:21: catalyst.scripts: expected a list of Catalyst Python scripts");
+  FAILS(WORLD AGENTS "catalyst: {scripts: [a, b, c, d, e, f, g, h, i]}\n",
+        ":4:21: catalyst.scripts: at most 8 scripts");
   FAILS(WORLD AGENTS "catalyst: {every: 0}\n", ":4:19: catalyst.every: expected");
   FAILS(WORLD AGENTS "catalyst: {cadence: 3}\n", ":4:12: catalyst: unknown key 'cadence'");
 }
