@@ -10,6 +10,7 @@
 #   THRONG_EXTRA_PACKAGES="..."   more Debian packages to install, e.g. libhdf5-openmpi-dev
 #   THRONG_JOBS=N                 parallel build jobs (default: nproc)
 #   THRONG_NO_CATALYST=1          skip ParaView (paraview-dev, about 1.5 GB): no in situ visualisation
+#   THRONG_TEST_PACKAGES=1        also what only the tests need: Slurm and munge (scripts/test.sh sets it)
 #
 # Usage: scripts/setup.sh
 set -euo pipefail
@@ -28,6 +29,12 @@ TOOLS_DIR=${THRONG_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/throng/tools}
 PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libyaml-dev python3
           python3-matplotlib python3-numpy # matplotlib: `throng report`; numpy: ctest -L validation
           libhdf5-openmpi-dev python3-h5py python3-venv) # HDF5 trajectories/checkpoints; h5py, venv (PedPy): ctest -L io
+# ctest -L slurm starts a private Slurm that runs the job scripts (docs/slurm.md);
+# only for the tests (scripts/test.sh asks for them): on a machine with
+# systemd these packages enable daemons
+if [[ ${THRONG_TEST_PACKAGES:-0} == 1 ]]; then
+  PACKAGES+=(slurmctld slurmd slurm-client munge)
+fi
 # ParaView Catalyst (docs/insitu.md): the module, ctest -L catalyst; about 1.5 GB
 if [[ ${THRONG_NO_CATALYST:-0} != 1 ]]; then
   PACKAGES+=(g++ paraview-dev python3-paraview xvfb xauth)

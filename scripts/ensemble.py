@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Ensemble studies (docs/slurm.md, "Ensembles"): a manifest of runs, and the
+aggregation of their results.
+
+  ensemble.py count MANIFEST            check the manifest; print its number of runs
+  ensemble.py row MANIFEST K OUT        run K (1-based): its directory, its scenario and
+                                        its `--set` options, one per line (jobs/ensemble.sbatch)
+  ensemble.py aggregate MANIFEST OUT    OUT/runs.csv, OUT/summary.csv, OUT/summary.md and
+                                        OUT/evacuation_time.png, OUT/exit_flows.png
+
+The manifest is a CSV file with the header `group,scenario,seed,overrides`:
+one row per run; runs with the same group are replicates (they differ in the
+seed) and are summarised together. `scenario` is relative to the directory
+the study is submitted from; `overrides` is empty or `KEY=VALUE` pairs
+separated by `;` (each becomes `--set KEY=VALUE`). Run K goes to
+OUT/runs/KKK-GROUP-seedSEED/.
+
+The aggregate reads each run's summary.json (evacuation time, t95) and
+evacuated.csv (each exit's flow: (n - 1) / (last - first leaving time), in
+agents per second, over the n agents through it). Per group and quantity it
+gives the mean, the standard deviation and the 95 % confidence interval of
+the mean (Student's t with n - 1 degrees of freedom). Runs that did not
+complete are listed in runs.csv with their state and left out of the
+statistics. Exit status: 0; 2 for a bad manifest (naming its line); 1 when no
+run completed.
+"""
+import csv
+import json
+import math
+import os
+import re
+import sys
+
+HEADER = ["group", "scenario", "seed", "overrides"]
+# Student's t, two-sided 95 %: T975[df]; above 30 degrees of freedom the normal 1.96 is within 2 %
+T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
+        2.042]
+
+
+def bad(manifest, line, what):
+    print("%s:%d: %s" % (manifest, line, what), file=sys.stderr)
+    sys.exit(2)
+
+
+def read_manifest(path):
+    """[(line, group, scenario, seed, [KEY=VALUE, ...]), ...], checked."""
+    try:
+        f = open(path, newline="")
+    except OSError as e:
+        print("%s: cannot read the manifest: %s" % (path, e.strerror), file=sys.stderr)
+        sys.exit(2)
+    rows = list(csv.reader(f))
+    f.close()
+    if not rows or [c.strip() for c in rows[0]] != HEADER:
+        bad(path, 1, "the header must be '%s'" % ",".join(HEADER))
+    out = []
+    for k, row in enumerate(rows[1:], start=2):
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != 4:
+            bad(path, k, "expected 4 columns (%s), got %d" % (",".join(HEADER), len(row)))
+        group, scenario, seed, overrides = (c.strip() for c in row)
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", group):
+            bad(path, k, "group '%s': use letters, digits, '_', '.' and '-'" % group)
+        if not scenario:
+            bad(path, k, "no scenario")
+        if not re.fullmatch(r"[0-9]+", seed):
+            bad(path, k, "seed '%s': expected a whole number >= 0" % seed)
+        sets = [s.strip() for s in overrides.split(";") if s.strip()]
+        for s in sets:
+            if "=" not in s or s.startswith("="):
+                bad(path, k, "override '%s': expected KEY=VALUE" % s)
+            if s.split("=", 1)[0].strip() == "seed":
+                bad(path, k, "override '%s': the seed has its own column" % s)
+        out.append((k, group, scenario, int(seed), sets))
+    if not out:
+        bad(path, 2, "no runs")
+    return out
+
+
+def run_dir(out, index, group, seed):
+    return os.path.join(out, "runs", "%03d-%s-seed%d" % (index, group, seed))
+
+
+def cmd_count(manifest):
+    print(len(read_manifest(manifest)))
+
+
+def cmd_row(manifest, k, out):
+    runs = read_manifest(manifest)
+    if not re.fullmatch(r"[0-9]+", k) or not 1 <= int(k) <= len(runs):
+        print("%s: no run %s (it has runs 1 to %d)" % (manifest, k, len(runs)), file=sys.stderr)
+        sys.exit(2)
+    k = int(k)
+    _, group, scenario, seed, sets = runs[k - 1]
+    print(run_dir(out, k, group, seed))
+    print(scenario)
+    print("--set")
+    print("seed=%d" % seed)
+    for s in sets:
+        print("--set")
+        print(s)
+
+
+def exit_flows(path):
+    """{exit: (agents out, flow in agents/s or None)} from evacuated.csv."""
+    times = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            times.setdefault(row["exit"], []).append(float(row["time"]))
+    out = {}
+    for name, t in times.items():
+        span = max(t) - min(t)
+        out[name] = (len(t), (len(t) - 1) / span if len(t) >= 2 and span > 0 else None)
+    return out
+
+
+def stats(values):
+    """(n, mean, sd, ci_low, ci_high); sd and the interval need 2 values."""
+    v = [x for x in values if x is not None]
+    n = len(v)
+    if not n:
+        return 0, None, None, None, None
+    mean = sum(v) / n
+    if n < 2:
+        return n, mean, None, None, None
+    sd = math.sqrt(sum((x - mean) ** 2 for x in v) / (n - 1))
+    t = T975[n - 1] if n - 1 < len(T975) else 1.960
+    half = t * sd / math.sqrt(n)
+    return n, mean, sd, mean - half, mean + half
+
+
+def fmt(x, digits=3):
+    return "" if x is None else ("%.*f" % (digits, x))
+
+
+def cmd_aggregate(manifest, out):
+    runs = read_manifest(manifest)
+    table, exits = [], []
+    for k, (line, group, scenario, seed, sets) in enumerate(runs, start=1):
+        d = run_dir(out, k, group, seed)
+        rec = {"run": os.path.basename(d), "group": group, "seed": seed, "scenario": scenario,
+               "overrides": ";".join(sets), "state": "missing"}
+        try:
+            with open(os.path.join(d, "run.json")) as f:
+                rec["state"] = json.load(f).get("state", "?")
+            with open(os.path.join(d, "summary.json")) as f:
+                s = json.load(f)
+            rec.update(evacuated=s.get("evacuated"), remaining=s.get("remaining"),
+                       evacuation_time=s.get("evacuation_time"), t95=s.get("t95"))
+            rec["exits"] = exit_flows(os.path.join(d, "evacuated.csv"))
+            for name in rec["exits"]:
+                if name not in exits:
+                    exits.append(name)
+        except (OSError, ValueError, KeyError) as e:
+            rec["problem"] = str(e)
+        table.append(rec)
+    done = [r for r in table if r["state"] == "complete" and "exits" in r]
+
+    with open(os.path.join(out, "runs.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["run", "group", "seed", "scenario", "overrides", "state", "evacuated", "remaining",
+                    "evacuation_time", "t95"] + ["out_" + e for e in exits] + ["flow_" + e for e in exits])
+        for r in table:
+            ex = r.get("exits", {})
+            w.writerow([r["run"], r["group"], r["seed"], r["scenario"], r["overrides"], r["state"],
+                        r.get("evacuated", ""), r.get("remaining", ""), fmt(r.get("evacuation_time"), 6),
+                        fmt(r.get("t95"), 6)] + [ex[e][0] if e in ex else 0 for e in exits]
+                       + [fmt(ex[e][1], 6) if e in ex else "" for e in exits])
+
+    groups = []
+    for r in table:
+        if r["group"] not in groups:
+            groups.append(r["group"])
+    quantities = ["evacuation_time", "t95"] + ["flow_" + e for e in exits]
+    summary = []
+    for g in groups:
+        mine = [r for r in done if r["group"] == g]
+        for q in quantities:
+            if q.startswith("flow_"):
+                vals = [r["exits"].get(q[5:], (0, None))[1] for r in mine]
+            else:
+                vals = [r.get(q) for r in mine]
+            summary.append((g, q, len([r for r in table if r["group"] == g]), stats(vals)))
+    with open(os.path.join(out, "summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["group", "quantity", "runs", "complete", "mean", "sd", "ci95_low", "ci95_high"])
+        for g, q, n_all, (n, mean, sd, lo, hi) in summary:
+            w.writerow([g, q, n_all, n, fmt(mean, 6), fmt(sd, 6), fmt(lo, 6), fmt(hi, 6)])
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write("# Ensemble %s\n\n%d of %d runs complete. Mean, standard deviation and 95 %% confidence "
+                "interval of the mean over each group's runs (times in s, flows in agents/s).\n\n"
+                % (os.path.basename(os.path.abspath(out)), len(done), len(table)))
+        f.write("| group | quantity | runs | mean | sd | 95 % CI |\n|---|---|---|---|---|---|\n")
+        for g, q, n_all, (n, mean, sd, lo, hi) in summary:
+            ci = "[%s, %s]" % (fmt(lo, 2), fmt(hi, 2)) if lo is not None else ""
+            f.write("| %s | %s | %d/%d | %s | %s | %s |\n" % (g, q, n, n_all, fmt(mean, 2), fmt(sd, 2), ci))
+        bad_runs = [r for r in table if r not in done]
+        if bad_runs:
+            f.write("\nLeft out: %s\n" % ", ".join("%s (%s)" % (r["run"], r["state"]) for r in bad_runs))
+    plots(out, groups, done, exits, summary)
+    print("ensemble: %d of %d runs complete; %s" % (len(done), len(table), os.path.join(out, "summary.md")))
+    return 0 if done else 1
+
+
+def plots(out, groups, done, exits, summary):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("ensemble: no matplotlib (python3-matplotlib): no plots")
+        return
+    by = {(g, q): st for g, q, _, st in summary}
+    fig, ax = plt.subplots(figsize=(max(4, 1.4 * len(groups) + 2), 4))
+    for i, g in enumerate(groups):
+        ys = [r["evacuation_time"] for r in done if r["group"] == g]
+        ax.plot([i] * len(ys), ys, "o", color="0.6", ms=4)
+        n, mean, sd, lo, hi = by[(g, "evacuation_time")]
+        if mean is not None:
+            err = [[mean - lo], [hi - mean]] if lo is not None else None
+            ax.errorbar([i + 0.15], [mean], yerr=err, fmt="s", color="C0", capsize=4)
+    ax.set_xticks(range(len(groups)), groups)
+    ax.set_ylabel("evacuation time [s]")
+    ax.set_title("runs (grey), mean and 95 % CI (blue)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "evacuation_time.png"), dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(max(4, 1.2 * len(exits) * len(groups) + 2), 4))
+    width = 0.8 / max(len(groups), 1)
+    for j, g in enumerate(groups):
+        xs, ms, errs = [], [], [[], []]
+        for i, e in enumerate(exits):
+            n, mean, sd, lo, hi = by[(g, "flow_" + e)]
+            if mean is None:
+                continue
+            xs.append(i + j * width)
+            ms.append(mean)
+            errs[0].append(mean - lo if lo is not None else 0)
+            errs[1].append(hi - mean if hi is not None else 0)
+        ax.bar(xs, ms, width, yerr=errs, capsize=3, label=g)
+    ax.set_xticks([i + 0.4 - width / 2 for i in range(len(exits))], exits)
+    ax.set_ylabel("flow [agents/s]")
+    ax.set_title("exit flows: mean and 95 % CI")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "exit_flows.png"), dpi=120)
+    plt.close(fig)
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "count" and len(argv) == 3:
+        cmd_count(argv[2])
+        return 0
+    if len(argv) == 5 and argv[1] == "row":
+        cmd_row(argv[2], argv[3], argv[4])
+        return 0
+    if len(argv) == 4 and argv[1] == "aggregate":
+        return cmd_aggregate(argv[2], argv[3])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
