@@ -15,7 +15,8 @@ Cases:
             job COMPLETED; its log names 2 ranks; run.json complete on 2
             ranks; summary.json counts every agent; the final state equals a
             1-rank run's outside Slurm byte for byte.
-  chain     jobs/chain.sbatch with --time=1 and --signal=USR1@50 on 2 tasks,
+  chain     jobs/chain.sbatch with --time=1 and --signal=USR1@50 on 2 tasks
+            (tests/data/mpi/lanes.yaml),
             sized (from a measured rate) to need about 75 s: every link but
             the last is warned, checkpoints and exits 75, the next link
             resumes from its checkpoint; at least 2 links; run.json
@@ -166,12 +167,16 @@ def case_cpu_job(a, c, tmp):
 
 
 def case_chain(a, c, tmp):
-    scenario = os.path.join(a.source, "tests", "data", "mpi", "pedestrian.yaml")
-    # the rate on 2 ranks, for a run of about 75 s: links are warned 10-40 s
-    # after they start (Slurm checks the time limits every 30 s)
-    probe = 400
-    dt = direct_run(a, scenario, os.path.join(tmp, "probe"), ["--steps", str(probe)], ranks=2)
-    steps = max(1000, int(probe * 75.0 / max(dt, 0.1)))
+    # lanes of agents that keep walking or standing at their goals: the same
+    # work in every step (a scenario whose agents leave would speed up)
+    scenario = os.path.join(a.source, "tests", "data", "mpi", "lanes.yaml")
+    # the rate on 2 ranks from two probes (start-up cancels out), for a run of
+    # about 75 s: links are warned 10-40 s after they start (Slurm checks the
+    # time limits every 30 s)
+    t1 = direct_run(a, scenario, os.path.join(tmp, "probe1"), ["--steps", "400"], ranks=2)
+    t2 = direct_run(a, scenario, os.path.join(tmp, "probe2"), ["--steps", "2400"], ranks=2)
+    per_step = max((t2 - t1) / 2000.0, 1e-5)
+    steps = max(2000, int(75.0 / per_step))
     out = os.path.join(tmp, "chain")
     final = os.path.join(tmp, "final-chain.csv")
     t0 = time.time()
@@ -192,8 +197,8 @@ def case_chain(a, c, tmp):
     print(log)
     need("chain complete" in log, "the chain did not complete within 900 s:\n" + log)
     links = sorted(d for d in os.listdir(out) if re.fullmatch(r"link-\d{3}", d))
-    need(len(links) >= 2, "only %d link: the first job ended before Slurm warned it (%d steps, sized for 75 s from a "
-         "%d-step probe of %.1f s: the machine ran much faster than probed)" % (len(links), steps, probe, dt))
+    need(len(links) >= 2, "only %d link: the first job ended before Slurm warned it (%d steps, sized for 75 s at "
+         "%.2f ms per step: the machine ran much faster than probed)" % (len(links), steps, 1e3 * per_step))
     for d in links[:-1]:
         run = json.load(open(os.path.join(out, d, "run.json")))
         need(run["state"] == "checkpointed" and os.path.exists(os.path.join(out, d, "checkpoints", "latest.h5")),
