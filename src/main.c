@@ -652,6 +652,7 @@ int main(int argc, char **argv) {
     if (g_rank == 0) fprintf(stderr, "throng: unknown command '%s' (see throng --help)\n", cmd);
     return finish(EXIT_BAD_INPUT);
   }
+  if (!strcmp(cmd, "run")) thr_run_watch_signals();
   cli c;
   int rc = parse_cli(argc, argv, &c);
   if (rc) return finish(rc);

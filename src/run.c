@@ -24,8 +24,19 @@
 /* ---- signals: stop at the next step boundary ------------------------------- */
 
 static volatile sig_atomic_t g_signal;
+static int g_watching; /* thr_run_watch_signals was called */
 
 static void on_signal(int sig) { g_signal = sig; }
+
+void thr_run_watch_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGUSR1, &sa, NULL);
+  g_watching = 1;
+}
 
 typedef struct signal_guard {
   struct sigaction old_int, old_term, old_usr1;
@@ -36,7 +47,7 @@ static void signals_catch(signal_guard *g) {
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  g_signal = 0;
+  if (!g_watching) g_signal = 0; /* else keep what arrived while the run started up */
   sigaction(SIGINT, &sa, &g->old_int);
   sigaction(SIGTERM, &sa, &g->old_term);
   sigaction(SIGUSR1, &sa, &g->old_usr1);

@@ -28,6 +28,12 @@ typedef struct thr_run_opts {
  * checkpoint (EX_TEMPFAIL: job scripts requeue on it). */
 enum { THR_EXIT_BAD_INPUT = 2, THR_EXIT_CHECKPOINTED = 75 };
 
+/* From now on remember SIGTERM and SIGUSR1 (Slurm's time limit and its
+ * warning), so that one arriving while a run starts up (reading, placing,
+ * routing: minutes for a large crowd) stops it at its first step, with a
+ * checkpoint; without this the default action would kill the process. */
+void thr_run_watch_signals(void);
+
 /* Run o->steps steps (fewer when an evacuation empties the simulation:
  * every agent has left and no source will add one) with the outputs due, checking after every step that
  * the state is finite and that no rank was asked to stop (SIGINT, SIGTERM:

@@ -21,6 +21,8 @@ it cannot run: no h5py/numpy, no mpiexec, PedPy not installable):
                      to step N with --final-state; a run on P ranks with output.checkpoint_every=E
                      (its own final state equal too); the checkpoint of step K restarted on Q ranks to
                      step N: exit 0, run.json last_step N, final state byte-identical
+  signal_startup     SIGUSR1 while a 300,000-agent run is still placing its agents: exit 75,
+                     run.json "checkpointed" at the first step, latest.h5 (not death by the signal)
   signal             --signal TERM|USR1: `mpiexec -n 2 throng run ... --steps 1000000` gets the signal
                      once metrics.csv has some rows: run.json "checkpointed" with the checkpoint's
                      path, checkpoints/latest.h5 that file, S = last_step = the name's step; USR1:
@@ -627,6 +629,34 @@ def compression():
 
 # ---- no_hdf5 ----------------------------------------------------------------
 
+def signal_startup():
+    """SIGUSR1 while the run is still starting up (placing 300,000 agents):
+    exit 75 and a checkpoint at the first step, not death by the signal."""
+    yaml = path("big.yaml")
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench",
+                                                 "make_evacuation.py"), "300000", yaml], check=True)
+    out = path("early")
+    proc = subprocess.Popen([A.throng, "run", yaml, "--steps", "1000", "--out", out, "--quiet",
+                             "--set", "output.trajectory_every=0"], cwd=A.tmp, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    time.sleep(0.3)
+    started = os.path.exists(os.path.join(out, "run.json"))
+    proc.send_signal(signal.SIGUSR1)
+    _, err = proc.communicate(timeout=300)
+    print("$ throng run big.yaml (SIGUSR1 after 0.3 s, run.json there then: %s)\n  exit %d\n  stderr: %s"
+          % (started, proc.returncode, err.strip()[-400:]))
+    check(not started, "the signal came before the run had started (no run.json yet)")
+    check(proc.returncode == 75, "exit 75 (got %d)" % proc.returncode)
+    try:
+        rj = run_json(out)
+    except (OSError, ValueError) as e:
+        check(False, "run.json readable (%s)" % e)
+        return
+    check(rj.get("state") == "checkpointed" and rj.get("last_step", 99) <= 1,
+          "run.json checkpointed at the first step (%s at %s)" % (rj.get("state"), rj.get("last_step")))
+    check(os.path.isfile(os.path.join(out, "checkpoints", "latest.h5")), "checkpoints/latest.h5 written")
+
+
 def no_hdf5():
     for what, extra in (("--restart x.h5", ["--restart", "x.h5"]),
                         ("output.trajectory_format=hdf5", ["--set", "output.trajectory_format=hdf5"]),
@@ -638,7 +668,7 @@ def no_hdf5():
 
 
 CASES = {"trajectory_layout": trajectory_layout, "pedpy": pedpy_case, "restart_equal": restart_equal,
-         "signal": signal_case, "bad_checkpoints": bad_checkpoints, "full_disk": full_disk,
+         "signal": signal_case, "signal_startup": signal_startup, "bad_checkpoints": bad_checkpoints, "full_disk": full_disk,
          "full_disk_trajectory": full_disk_trajectory, "compression": compression, "no_hdf5": no_hdf5}
 
 

@@ -61,6 +61,7 @@ throng_io_test(restart_equal_4_1 4 restart_equal --scenario ${THRONG_IO_DATA}/mp
 # the restart from it equals the uninterrupted run.
 throng_io_test(signal_checkpoint 2 signal --signal TERM)
 throng_io_test(signal_usr1 2 signal --signal USR1)
+throng_io_test(signal_startup 1 signal_startup)
 # Refused restarts: exit 2, the file and the reason named, nothing written.
 throng_io_test(bad_checkpoints 1 bad_checkpoints)
 # A full disk (THRONG_FAULT_WRITE) while writing a checkpoint / the trajectory.
