@@ -37,9 +37,23 @@ __global__ void k_plan(const thr_ctx c, thr_part_range r, thr_agents a, thr_vec2
   p_out[i] = thr_pass_plan_agent(KIND, &c, &a, i);
 }
 
+/* Register caps: the solver and long-range kernels must fit
+ * THR_SOLVER_MIN_BLOCKS blocks of THR_CUDA_BLOCK threads per SM (8: 32
+ * registers, full occupancy on Hopper). Measured on an H100
+ * (bench/gpu_regcap.sh, docs/performance.md): 15.7 -> 14.2 ms per step at
+ * 10^7 agents despite small spills; 0 leaves it to the compiler (47 registers). */
+#ifndef THR_SOLVER_MIN_BLOCKS
+#define THR_SOLVER_MIN_BLOCKS 8
+#endif
+#if THR_SOLVER_MIN_BLOCKS > 0
+#define THR_SOLVER_BOUNDS __launch_bounds__(THR_CUDA_BLOCK, THR_SOLVER_MIN_BLOCKS)
+#else
+#define THR_SOLVER_BOUNDS
+#endif
+
 /* Any SOLVER pass of the pass table: one instance per kind. */
 template <int KIND>
-__global__ void k_solver(const thr_ctx c, thr_part_range r, thr_vec2 *p_out) {
+__global__ void THR_SOLVER_BOUNDS k_solver(const thr_ctx c, thr_part_range r, thr_vec2 *p_out) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
   int i = (int)THR_PART_AGENT(r, t);
@@ -53,7 +67,7 @@ __global__ void k_lr_list(const thr_ctx c, thr_part_range r, int *list, int rows
   count[i] = thr_agent_lr_list(&c, i, list + i, rows, THR_CUDA_LR_CAP);
 }
 
-__global__ void k_long_range_list(const thr_ctx c, thr_part_range r, const int *list, int rows, const int *count,
+__global__ void THR_SOLVER_BOUNDS k_long_range_list(const thr_ctx c, thr_part_range r, const int *list, int rows, const int *count,
                                   thr_vec2 *p_out) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
