@@ -45,6 +45,15 @@ def scaling(rows, kind):
     return out
 
 
+def save(plt, fig, ax, path):
+    """Legend, layout, PNG; returns the path."""
+    ax.legend(fontsize="x-small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     here = os.path.dirname(os.path.abspath(__file__))
@@ -78,12 +87,7 @@ def main():
         ax.set_xlabel("agents")
         ax.set_ylabel("agent-steps per second")
         ax.set_title(title)
-        ax.legend(fontsize="x-small")
-        fig.tight_layout()
-        path = os.path.join(a.out, kind + ".png")
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        written.append(path)
+        written.append(save(plt, fig, ax, os.path.join(a.out, kind + ".png")))
     for kind, ylabel in (("weak", "efficiency t(1) / t(N)"), ("strong", "speed-up t(1) / t(N)")):
         s = scaling(rows, kind)
         if not s:
@@ -101,12 +105,7 @@ def main():
             ax.set_ylim(0, 1.1)
         ax.set_xlabel("GPUs (one rank each)")
         ax.set_ylabel(ylabel)
-        ax.legend(fontsize="x-small")
-        fig.tight_layout()
-        path = os.path.join(a.out, kind + ".png")
-        fig.savefig(path, dpi=120)
-        plt.close(fig)
-        written.append(path)
+        written.append(save(plt, fig, ax, os.path.join(a.out, kind + ".png")))
     print("\n".join(written) if written else "nothing to draw")
     return 0
 
