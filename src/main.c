@@ -630,8 +630,14 @@ static int cmd_report(int argc, char **argv) {
 int main(int argc, char **argv) {
   /* report needs no MPI: it becomes a Python process */
   if (argc >= 2 && !strcmp(argv[1], "report")) return cmd_report(argc, argv);
+  /* a run catches SIGTERM and SIGUSR1 from its first moment (MPI_Init can
+   * take a while on a busy node), and again after MPI_Init in case the MPI
+   * library installed handlers of its own */
+  int is_run = argc >= 2 && !strcmp(argv[1], "run");
+  if (is_run) thr_run_watch_signals();
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  if (is_run) thr_run_watch_signals();
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   if (argc < 2) {
     if (g_rank == 0) usage(stderr);
@@ -652,7 +658,6 @@ int main(int argc, char **argv) {
     if (g_rank == 0) fprintf(stderr, "throng: unknown command '%s' (see throng --help)\n", cmd);
     return finish(EXIT_BAD_INPUT);
   }
-  if (!strcmp(cmd, "run")) thr_run_watch_signals();
   cli c;
   int rc = parse_cli(argc, argv, &c);
   if (rc) return finish(rc);

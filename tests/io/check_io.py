@@ -639,12 +639,23 @@ def signal_startup():
     proc = subprocess.Popen([A.throng, "run", yaml, "--steps", "1000", "--out", out, "--quiet",
                              "--set", "output.trajectory_every=0"], cwd=A.tmp, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
-    time.sleep(0.3)
+    # as soon as throng catches SIGUSR1 (bit 10 of SigCgt in /proc/PID/status):
+    # before that no program can, the default action ends the process
+    t0 = time.time()
+    while time.time() - t0 < 60 and proc.poll() is None:
+        try:
+            with open("/proc/%d/status" % proc.pid) as f:
+                cgt = [l for l in f if l.startswith("SigCgt:")]
+            if cgt and int(cgt[0].split()[1], 16) & (1 << (signal.SIGUSR1 - 1)):
+                break
+        except OSError:
+            pass
+        time.sleep(0.005)
     started = os.path.exists(os.path.join(out, "run.json"))
     proc.send_signal(signal.SIGUSR1)
     _, err = proc.communicate(timeout=300)
-    print("$ throng run big.yaml (SIGUSR1 after 0.3 s, run.json there then: %s)\n  exit %d\n  stderr: %s"
-          % (started, proc.returncode, err.strip()[-400:]))
+    print("$ throng run big.yaml (SIGUSR1 %.2f s after the start, once caught; run.json there then: %s)\n"
+          "  exit %d\n  stderr: %s" % (time.time() - t0, started, proc.returncode, err.strip()[-400:]))
     check(not started, "the signal came before the run had started (no run.json yet)")
     check(proc.returncode == 75, "exit 75 (got %d)" % proc.returncode)
     try:
