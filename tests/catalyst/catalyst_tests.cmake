@@ -24,21 +24,8 @@ if(NOT THRONG_HAVE_CATALYST)
   return()
 endif()
 
-if(NOT THRONG_CATALYST_PYTHON)
-  set(_cat_python ${Python3_EXECUTABLE})
-  foreach(py /usr/bin/python3 ${Python3_EXECUTABLE})
-    if(EXISTS ${py})
-      execute_process(COMMAND ${py} -c "import h5py, numpy, vtkmodules.vtkIOXML" RESULT_VARIABLE _cat_rc
-                      OUTPUT_QUIET ERROR_QUIET)
-      if(_cat_rc EQUAL 0)
-        set(_cat_python ${py})
-        break()
-      endif()
-    endif()
-  endforeach()
-  set(THRONG_CATALYST_PYTHON ${_cat_python} CACHE FILEPATH "Python with h5py, numpy and vtkmodules for the catalyst tests")
-  message(STATUS "catalyst tests: python ${THRONG_CATALYST_PYTHON}")
-endif()
+throng_python_with(THRONG_CATALYST_PYTHON "import h5py, numpy, vtkmodules.vtkIOXML"
+                   "catalyst tests (h5py, numpy, vtkmodules)" PREFER_SYSTEM)
 
 foreach(case extract_png density script_error script_syntax script_missing no_display live)
   add_test(NAME catalyst.${case}
