@@ -29,7 +29,7 @@ if [ "$what" != bench ]; then
 fi
 if [ "$what" = profile ] || [ "$what" = all+profile ]; then
   python3 bench/make_evacuation.py 1000000 "$out/evac-prof.yaml"
-  ncu --kernel-name regex:'k_long_range_list|k_lr_list|k_contact|k_finalize|k_stability' --launch-skip 10 \
+  ncu --kernel-name regex:'k_solver|k_step_lists|k_finalize|k_stability' --launch-skip 10 \
       --launch-count 5 --section SpeedOfLight --section Occupancy --section LaunchStats --section MemoryWorkloadAnalysis \
       build-gpu/bin/throng-bench --backend cuda --steps 3 --warmup 1 "$out/evac-prof.yaml" > "$out/ncu.txt" 2>&1
   grep -E "k_|Duration|Memory Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Registers Per|L1/TEX Hit|L2 Hit" "$out/ncu.txt" | head -80

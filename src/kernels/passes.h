@@ -19,6 +19,11 @@
 /* agent flags (evac.h has the others) */
 enum { THR_FLAG_AT_GOAL = 1u };
 
+/* Capacities of the per-step neighbour lists (thr_agent_step_lists): an
+ * agent with more neighbours than that is computed by scanning the grid,
+ * which visits the same neighbours in the same order. */
+enum { THR_LR_CAP = 48, THR_CT_CAP = 16 };
+
 /* Everything a pass reads. Pointers are host or device pointers of the
  * backend that runs the pass; x, p, v change between passes (ping-pong). */
 typedef struct thr_ctx {
@@ -37,6 +42,11 @@ typedef struct thr_ctx {
   const thr_vec2 *p; /* predicted positions x* (current iterate) */
   const thr_vec2 *v; /* velocities (see each pass) */
   thr_evac_view ev;  /* time, exits, distance fields, stages, measurement lines */
+  /* the step's neighbour lists (thr_agent_step_lists), NULL while not
+   * built: entry k of agent i at [i * lr_si + k * list_sk] (lr_list),
+   * [i * ct_si + k * list_sk] (ct_list) */
+  const int *lr_list, *ct_list, *list_count;
+  int lr_si, ct_si, list_sk;
 } thr_ctx;
 
 THR_HD float thr_tie(uint32_t idi, uint32_t idj) { return idi < idj ? 1.0f : -1.0f; }
@@ -163,21 +173,18 @@ THR_HD float thr_lr_search_radius(const thr_params *prm) {
   return rad;
 }
 
-/* The long-range group's constraints between i and neighbour j (d2: their
- * squared start-of-step distance): the pair is predicted once and gives a
+/* The long-range group's constraints between i and neighbour j (xj, pj,
+ * rj, wj: its x^n, x*, radius, inverse mass; d2: the pair's squared
+ * start-of-step distance): the pair is predicted once and gives a
  * collision and/or an avoidance response. */
-THR_HD void thr_lr_accumulate(const thr_ctx *c, thr_vec2 xi, thr_vec2 pi, float ri, float wi, int j, float d2,
-                              thr_vec2 *sum, int *n) {
-  const thr_params *prm = &c->prm;
+THR_HD void thr_lr_accumulate(const thr_params *prm, thr_vec2 xi, thr_vec2 pi, float ri, float wi, thr_vec2 xj,
+                              thr_vec2 pj, float rj, float wj, float d2, thr_vec2 *sum, int *n) {
   int lr = prm->longrange_on && d2 <= prm->lr_radius * prm->lr_radius;
   int av = prm->avoidance_on && d2 <= prm->av_radius * prm->av_radius;
   if (!lr && !av) return;
   float tau0 = lr && av ? fmaxf(prm->lr_tau0, prm->av_tau0) : (lr ? prm->lr_tau0 : prm->av_tau0);
-  thr_vec2 xj = c->x[j];
   thr_lr_pred q;
-  if (!thr_lr_predict(xi, pi, xj, c->p[j], (ri + c->radius[j]) * prm->radius_scale, wi, c->inv_mass[j], prm->dt,
-                      tau0, &q))
-    return;
+  if (!thr_lr_predict(xi, pi, xj, pj, (ri + rj) * prm->radius_scale, wi, wj, prm->dt, tau0, &q)) return;
   float s_lr = 0.0f;
   int have_lr = 0;
   if (lr && thr_lr_valid(&q, prm->lr_tau0)) {
@@ -199,62 +206,129 @@ THR_HD void thr_lr_accumulate(const thr_ctx *c, thr_vec2 xi, thr_vec2 pi, float 
   }
 }
 
-/* Long-range group of a solver iteration (sections 4.4, 4.5): every
- * neighbour whose start-of-step distance is within the search radius,
- * found by scanning the grid. Returns the new x*_i. */
-THR_HD thr_vec2 thr_agent_long_range(const thr_ctx *c, int i) {
-  thr_vec2 xi = c->x[i], pi = c->p[i];
-  float ri = c->radius[i], wi = c->inv_mass[i];
-  float rad = thr_lr_search_radius(&c->prm);
-  thr_vec2 sum = v2(0.0f, 0.0f);
-  int n = 0;
-  thr_nbr_iter it;
-  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
-  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-    if (j == i) continue;
-    float d2 = v2_len2(v2_sub(xi, c->x[j]));
-    if (d2 <= rad * rad) thr_lr_accumulate(c, xi, pi, ri, wi, j, d2, &sum, &n);
-  }
-  return v2_add(pi, thr_jacobi_average(sum, n, c->prm.omega));
+/* The contact candidates a solver iteration considers: the neighbours
+ * whose start-of-step distance is within the contact distance plus the
+ * skin (pairs further apart cannot touch unless they close more than the
+ * skin within one step). Squared. */
+THR_HD float thr_contact_reach2(const thr_params *prm, float rsum) {
+  float d = rsum * prm->radius_scale + prm->skin;
+  return d * d;
 }
 
-/* The long-range neighbours of i (start-of-step distance within the search
- * radius), in canonical order, into list[k * stride] for k < cap. x^n does
- * not change during the solver iterations, so the list is built once per
- * step. Returns the number of neighbours (more than cap: the list is
- * incomplete and thr_agent_long_range_list scans the grid instead). */
-THR_HD int thr_agent_lr_list(const thr_ctx *c, int i, int *list, int stride, int cap) {
+/* Frictional contact of i (at pi, moved disp_i this step) with neighbour j
+ * (x^n xj, x* pj, radius rj, inverse mass wj; tie from the ids). */
+THR_HD void thr_contact_accumulate(const thr_params *prm, thr_vec2 pi, thr_vec2 disp_i, float ri, float wi,
+                                   thr_vec2 xj, thr_vec2 pj, float rj, float wj, float tie, thr_vec2 *sum,
+                                   int *n) {
+  thr_vec2 dx, nrm;
+  float pen;
+  if (!thr_contact(pi, pj, (ri + rj) * prm->radius_scale, wi, wj, prm->contact_stiffness, tie, &dx, &nrm, &pen))
+    return;
+  if (prm->friction_on)
+    dx = v2_add(dx, thr_friction(disp_i, v2_sub(pj, xj), nrm, pen, wi, wj, prm->mu_static, prm->mu_kinetic));
+  *sum = v2_add(*sum, dx);
+  ++*n;
+}
+
+/* A contact-list entry: the neighbour's index, and the sign bit set when
+ * the tie of the pair is -1 (so the pass needs no id). */
+#define THR_CT_TIE_BIT 0x80000000u
+
+/* The step's neighbour lists of agent i, built once per step at its first
+ * solver pass (x^n is fixed from then on), in canonical order, in one scan
+ * of the grid: the long-range group's neighbours (start-of-step distance
+ * within the search radius, among the candidates of a k_longrange scan) and
+ * the contact candidates (within thr_contact_reach2, among those of a
+ * k_contact scan) -- exactly the neighbours the grid scans of
+ * thr_agent_long_range and thr_agent_contact visit, in the same order.
+ * Entry k goes to lr[k * stride], ct[k * stride] for k below the caps.
+ * Returns the counts, each capped at its cap + 1 (over: list incomplete),
+ * long range in the low 16 bits. */
+THR_HD int thr_agent_step_lists(const thr_ctx *c, int i, int *lr, int *ct, int stride) {
+  const thr_params *prm = &c->prm;
+  const thr_grid_view *g = &c->grid;
+  int klr = prm->longrange_on || prm->avoidance_on ? c->k_longrange : -1;
+  int kct = prm->contact_on ? c->k_contact : -1;
+  int kmax = klr > kct ? klr : kct;
   thr_vec2 xi = c->x[i];
-  float rad = thr_lr_search_radius(&c->prm);
-  int count = 0;
-  thr_nbr_iter it;
-  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
-  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-    if (j == i || !(v2_len2(v2_sub(xi, c->x[j])) <= rad * rad)) continue;
-    if (count < cap) list[(size_t)count * (size_t)stride] = j;
-    ++count;
+  float ri = c->radius[i], rad = thr_lr_search_radius(prm);
+  uint32_t idi = c->id[i];
+  int cell = g->cell_of[i], cx = cell % g->nx, cy = cell / g->nx;
+  int nlr = 0, nct = 0;
+  for (int dy = -kmax; dy <= kmax; ++dy) {
+    int y = cy + dy;
+    if (y < 0 || y >= g->ny) continue;
+    /* the row's slots of each scan (empty where the scan has no such row) */
+    int lr0 = 0, lr1 = 0, ct0 = 0, ct1 = 0;
+    if (dy >= -klr && dy <= klr) {
+      int x0 = cx - klr < 0 ? 0 : cx - klr, x1 = cx + klr >= g->nx ? g->nx - 1 : cx + klr;
+      lr0 = g->offset[y * g->nx + x0];
+      lr1 = g->offset[y * g->nx + x1 + 1];
+    }
+    if (dy >= -kct && dy <= kct) {
+      int x0 = cx - kct < 0 ? 0 : cx - kct, x1 = cx + kct >= g->nx ? g->nx - 1 : cx + kct;
+      ct0 = g->offset[y * g->nx + x0];
+      ct1 = g->offset[y * g->nx + x1 + 1];
+    }
+    int t0 = lr1 > lr0 ? lr0 : ct0, t1 = lr1 > lr0 ? lr1 : ct1;
+    if (ct1 > ct0 && ct0 < t0) t0 = ct0;
+    if (ct1 > ct0 && ct1 > t1) t1 = ct1;
+    for (int t = t0; t < t1; ++t) {
+      int j = g->order[t];
+      if (j == i) continue;
+      float d2 = v2_len2(v2_sub(xi, c->x[j]));
+      if (t >= lr0 && t < lr1 && d2 <= rad * rad) {
+        if (nlr < THR_LR_CAP) lr[nlr * stride] = j;
+        ++nlr;
+      }
+      if (t >= ct0 && t < ct1 && d2 <= thr_contact_reach2(prm, ri + c->radius[j])) {
+        if (nct < THR_CT_CAP) ct[nct * stride] = (int)((uint32_t)j | (idi < c->id[j] ? 0u : THR_CT_TIE_BIT));
+        ++nct;
+      }
+    }
   }
-  return count;
+  if (nlr > THR_LR_CAP) nlr = THR_LR_CAP + 1;
+  if (nct > THR_CT_CAP) nct = THR_CT_CAP + 1;
+  return nlr | (nct << 16);
 }
 
-/* thr_agent_long_range over a list from thr_agent_lr_list: the same
- * neighbours in the same order, so the same result bit for bit. */
-THR_HD thr_vec2 thr_agent_long_range_list(const thr_ctx *c, int i, const int *list, int stride, int count,
-                                          int cap) {
-  if (count > cap) return thr_agent_long_range(c, i);
+/* Long-range group of a solver iteration (sections 4.4, 4.5): every
+ * neighbour whose start-of-step distance is within the search radius, from
+ * the step's list when it has one, else found by scanning the grid (the
+ * same neighbours in the same order, so the same bits). Returns the new x*_i. */
+THR_HD thr_vec2 thr_agent_long_range(const thr_ctx *c, int i) {
+  const thr_params *prm = &c->prm;
   thr_vec2 xi = c->x[i], pi = c->p[i];
   float ri = c->radius[i], wi = c->inv_mass[i];
   thr_vec2 sum = v2(0.0f, 0.0f);
   int n = 0;
-  for (int k = 0; k < count; ++k) {
-    int j = list[(size_t)k * (size_t)stride];
-    thr_lr_accumulate(c, xi, pi, ri, wi, j, v2_len2(v2_sub(xi, c->x[j])), &sum, &n);
+  int count = c->list_count ? (c->list_count[i] & 0xffff) : THR_LR_CAP + 1;
+  if (count <= THR_LR_CAP) {
+    const int *list = c->lr_list + (size_t)i * (size_t)c->lr_si;
+    for (int k = 0; k < count; ++k) {
+      int j = list[(size_t)k * (size_t)c->list_sk];
+      thr_vec2 xj = c->x[j];
+      thr_lr_accumulate(prm, xi, pi, ri, wi, xj, c->p[j], c->radius[j], c->inv_mass[j], v2_len2(v2_sub(xi, xj)),
+                        &sum, &n);
+    }
+  } else {
+    float rad = thr_lr_search_radius(prm);
+    thr_nbr_iter it;
+    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
+    for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+      if (j == i) continue;
+      float d2 = v2_len2(v2_sub(xi, c->x[j]));
+      if (d2 <= rad * rad)
+        thr_lr_accumulate(prm, xi, pi, ri, wi, c->x[j], c->p[j], c->radius[j], c->inv_mass[j], d2, &sum, &n);
+    }
   }
-  return v2_add(pi, thr_jacobi_average(sum, n, c->prm.omega));
+  return v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
 }
 
 /* Contact group of a solver iteration (sections 4.2, 4.7): frictional
- * contact with agents and walls on x*. Returns the new x*_i. */
+ * contact on x* with the neighbours of thr_contact_reach2 (the step's list,
+ * or a grid scan: the same neighbours in the same order) and with walls.
+ * Returns the new x*_i. */
 THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
   const thr_params *prm = &c->prm;
   thr_vec2 xi = c->x[i], pi = c->p[i];
@@ -263,20 +337,27 @@ THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
   int n = 0;
   if (prm->contact_on) {
     thr_vec2 disp_i = v2_sub(pi, xi);
-    thr_nbr_iter it;
-    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_contact);
-    for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-      if (j == i) continue;
-      thr_vec2 pj = c->p[j], dx, nrm;
-      float pen, wj = c->inv_mass[j];
-      if (!thr_contact(pi, pj, (ri + c->radius[j]) * prm->radius_scale, wi, wj,
-                       prm->contact_stiffness, thr_tie(c->id[i], c->id[j]), &dx, &nrm, &pen))
-        continue;
-      if (prm->friction_on)
-        dx = v2_add(dx, thr_friction(disp_i, v2_sub(pj, c->x[j]), nrm, pen, wi, wj, prm->mu_static,
-                                     prm->mu_kinetic));
-      sum = v2_add(sum, dx);
-      ++n;
+    int count = c->list_count ? (c->list_count[i] >> 16) : THR_CT_CAP + 1;
+    if (count <= THR_CT_CAP) {
+      const int *list = c->ct_list + (size_t)i * (size_t)c->ct_si;
+      for (int k = 0; k < count; ++k) {
+        uint32_t e = (uint32_t)list[(size_t)k * (size_t)c->list_sk];
+        int j = (int)(e & ~THR_CT_TIE_BIT);
+        thr_contact_accumulate(prm, pi, disp_i, ri, wi, c->x[j], c->p[j], c->radius[j], c->inv_mass[j],
+                               (e & THR_CT_TIE_BIT) ? -1.0f : 1.0f, &sum, &n);
+      }
+    } else {
+      uint32_t idi = c->id[i];
+      thr_nbr_iter it;
+      thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_contact);
+      for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+        if (j == i) continue;
+        thr_vec2 xj = c->x[j];
+        float rj = c->radius[j];
+        if (!(v2_len2(v2_sub(xi, xj)) <= thr_contact_reach2(prm, ri + rj))) continue;
+        thr_contact_accumulate(prm, pi, disp_i, ri, wi, xj, c->p[j], rj, c->inv_mass[j], thr_tie(idi, c->id[j]),
+                               &sum, &n);
+      }
     }
   }
   if (prm->walls_on)

@@ -8,6 +8,7 @@
 #include "cell_sort.h"
 #include "kernels/backend_comm.h"
 #include "kernels/context.h"
+#include "kernels/step_lists.h"
 
 typedef struct cpu_state {
   thr_agents a; /* owned, then ghosts */
@@ -26,6 +27,7 @@ typedef struct cpu_state {
   void *hbuf[2]; /* halo message buffers (send, receive) */
   size_t hbuf_cap[2];
   thr_parts parts; /* interior, then boundary agents (set_interior) */
+  thr_step_lists lists; /* the step's neighbour lists */
   /* evacuation */
   const thr_world *world; /* exits, areas, maps (host arrays) */
   int evac;               /* the world has an evacuation part */
@@ -48,6 +50,10 @@ static void free_scratch(cpu_state *s) {
   s->p2 = s->x2 = NULL;
   s->permute_buf = NULL;
   s->scratch_cap = 0;
+  free(s->lists.lr);
+  free(s->lists.ct);
+  free(s->lists.count);
+  memset(&s->lists, 0, sizeof s->lists);
 }
 
 /* Grow one scratch array, keeping its contents (realloc). */
@@ -66,8 +72,12 @@ static int ensure_scratch(cpu_state *s) {
   if (cap <= s->scratch_cap) return 0;
   if (grow_array((void **)&s->cell_of, cap * sizeof(int)) || grow_array((void **)&s->order, cap * sizeof(int)) ||
       grow_array((void **)&s->p2, cap * sizeof(thr_vec2)) || grow_array((void **)&s->x2, cap * sizeof(thr_vec2)) ||
-      grow_array(&s->permute_buf, cap * thr_agents_max_elem()))
+      grow_array(&s->permute_buf, cap * thr_agents_max_elem()) ||
+      grow_array((void **)&s->lists.lr, cap * THR_LR_CAP * sizeof(int)) ||
+      grow_array((void **)&s->lists.ct, cap * THR_CT_CAP * sizeof(int)) ||
+      grow_array((void **)&s->lists.count, cap * sizeof(int)))
     return -1; /* the arrays grown so far stay valid; scratch_cap is unchanged */
+  s->lists.rows = cap;
   s->scratch_cap = cap;
   return 0;
 }
@@ -171,6 +181,7 @@ static void cpu_sort_owned(thr_backend *b) {
   thr_cell_sort(s->cell_of, s->a.id, n, s->ncell, s->offset, s->order, s->cursor);
   thr_agents_permute(&s->a, s->order, n, s->permute_buf);
   assign_cells(s, 0, n);
+  s->lists.valid = 0;
 }
 
 /* Cells of all local agents (owned ones too: migration or a new window may
@@ -179,6 +190,18 @@ static void cpu_build_index(thr_backend *b) {
   cpu_state *s = state(b);
   assign_cells(s, 0, s->a.n);
   thr_cell_sort(s->cell_of, s->a.id, s->a.n, s->ncell, s->offset, s->order, s->cursor);
+  s->lists.valid = 0;
+}
+
+/* The step's neighbour lists of a part's agents (step_lists.h). */
+static void build_lists(cpu_state *s, const thr_ctx *c, int part, thr_part_range r) {
+  thr_step_lists *l = &s->lists;
+#pragma omp parallel for schedule(static)
+  for (long t = 0; t < r.n; ++t) {
+    long i = THR_PART_AGENT(r, t);
+    l->count[i] = thr_agent_step_lists(c, (int)i, l->lr + i * THR_LR_CAP, l->ct + i * THR_CT_CAP, 1);
+  }
+  l->valid |= 1 << part;
 }
 
 /* One pass of the pass table over a part of the owned agents: each agent
@@ -206,6 +229,8 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
       }
       break;
     case THR_STAGE_SOLVER:
+      if (thr_lists_due(&s->lists, kind, part, &c.prm)) build_lists(s, &c, part, r);
+      if (thr_lists_used_by(kind, &c.prm)) thr_lists_bind(&c, &s->lists, 0);
 #pragma omp parallel for schedule(static)
       for (long t = 0; t < r.n; ++t) {
         long i = THR_PART_AGENT(r, t);

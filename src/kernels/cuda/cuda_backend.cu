@@ -120,14 +120,14 @@ static void cuda_sort_owned(thr_backend *b) {
     CUDA_LAUNCHED("iota");
   }
   s->order_is_identity = 1;
-  s->lr_valid = 0;
+  s->lists.valid = 0;
   s->parts.valid = 0;
 }
 
 static void cuda_build_index(thr_backend *b) {
   nvtx_range r("build_index");
   cuda_state *s = state(b);
-  s->lr_valid = 0;
+  s->lists.valid = 0;
   if (s->order_is_identity && s->a.n == s->a.n_owned) return;
   /* all cells: migration or a new window may have changed owned ones */
   thr_cuda_assign_cells(s, 0, s->a.n);
@@ -223,7 +223,7 @@ static void cuda_unpack_halo(thr_backend *b, thr_field_mask mask, const void *bu
  * world, staging). */
 static size_t cuda_memory_bytes(thr_backend *b) {
   cuda_state *s = state(b);
-  return s->a.cap * thr_cuda_bytes_per_agent(s) + s->lr_rows * (THR_CUDA_LR_CAP + 1) * sizeof(int) +
+  return s->a.cap * thr_cuda_bytes_per_agent(s) + s->lists.rows * thr_lists_bytes_per_row() +
          3 * (s->ncell + 1) * sizeof(int) + s->obs_items * sizeof(int) + s->scan_tmp_bytes + s->stage_cap +
          s->send_cap * sizeof(int);
 }
@@ -237,8 +237,9 @@ static void cuda_destroy(thr_backend *b) {
   if (s->d_stage2) cudaFree(s->d_stage2);
   thr_cuda_free_agents(s);
   if (s->d_scan_tmp) cudaFree(s->d_scan_tmp);
-  if (s->lr_list) cudaFree(s->lr_list);
-  if (s->lr_count) cudaFree(s->lr_count);
+  if (s->lists.lr) cudaFree(s->lists.lr);
+  if (s->lists.ct) cudaFree(s->lists.ct);
+  if (s->lists.count) cudaFree(s->lists.count);
   if (s->d_metrics) cudaFree(s->d_metrics);
   if (s->d_health) cudaFree(s->d_health);
   if (s->h_health) cudaFreeHost(s->h_health);

@@ -12,6 +12,7 @@ extern "C" {
 #include "kernels/backend_comm.h"
 #include "kernels/context.h"
 #include "kernels/pass_parts.h"
+#include "kernels/step_lists.h"
 }
 
 struct cuda_state;
@@ -26,7 +27,7 @@ void thr_cuda_fail(const struct cuda_state *s, cudaError_t e, const char *what, 
   } while (0)
 #define CUDA_LAUNCHED(what) CUDA_CHECK(cudaGetLastError())
 
-enum { THR_CUDA_BLOCK = 256, THR_CUDA_LR_CAP = 48, THR_CUDA_WIDE_SIZES = 4 };
+enum { THR_CUDA_BLOCK = 256, THR_CUDA_WIDE_SIZES = 4 };
 static inline unsigned thr_blocks(size_t n) { return (unsigned)((n + THR_CUDA_BLOCK - 1) / THR_CUDA_BLOCK); }
 
 typedef struct cuda_state {
@@ -61,11 +62,9 @@ typedef struct cuda_state {
   int n_scratch; /* per-agent arrays besides the fields (cuda_memory.cu) */
   int order_is_identity; /* owned sorted, no ghosts: order[k] == k */
 
-  /* long-range neighbour lists, built at the first long-range pass of a
-   * step: entry k of agent i at lr_list[k * lr_rows + i] (coalesced) */
-  int *lr_list, *lr_count;
-  size_t lr_rows;
-  int lr_valid; /* bit (1 << part): lists built for that part this step */
+  /* the step's neighbour lists, built at the first solver pass of each
+   * part: entry k of agent i at [k * rows + i] (coalesced) */
+  thr_step_lists lists;
 
   thr_parts parts; /* interior, then boundary agents (set_interior); device list */
 
