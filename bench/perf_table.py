@@ -14,6 +14,10 @@ model and the CPU, to --table (default docs/performance-runs.csv).
 scripts/plot_performance.py draws the table.
 
   perf_table.py --bench build-gpu/bin/throng-bench [--gpus N] [--table CSV] [--only gpu1,weak,strong,cpu]
+                [--transports auto|mpi,nccl]
+
+--transports runs every multi-GPU row once per halo transport
+(THRONG_HALO_TRANSPORT); their backend column then reads cuda/TRANSPORT.
 """
 import argparse
 import csv
@@ -58,11 +62,13 @@ def machine():
     return gpu, cpu, commit
 
 
-def bench(a, yaml, ranks, backend, steps):
+def bench(a, yaml, ranks, backend, steps, transport):
     cmd = [a.bench, "--backend", backend, "--steps", str(steps), "--warmup", "3", yaml]
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               THRONG_HALO_TRANSPORT=transport)
     if ranks > 1:
-        cmd = ["mpirun", "-n", str(ranks), "--bind-to", "none", "--oversubscribe", "-x", "LD_LIBRARY_PATH"] + cmd
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        cmd = ["mpirun", "-n", str(ranks), "--bind-to", "none", "--oversubscribe", "-x", "LD_LIBRARY_PATH",
+               "-x", "THRONG_HALO_TRANSPORT"] + cmd
     if backend == "cpu":
         env["OMP_NUM_THREADS"] = str(os.cpu_count() or 1)
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -83,23 +89,26 @@ def main():
     ap.add_argument("--per-gpu", type=int, default=2000000)
     ap.add_argument("--strong", type=int, default=4000000)
     ap.add_argument("--cpu-sizes", default="1000,10000,100000,1000000")
+    ap.add_argument("--transports", default="auto", help="halo transports of the multi-GPU rows (auto, mpi, nccl)")
     a = ap.parse_args()
     gpu, cpu, commit = machine()
     ngpu = a.gpus or len([l for l in sh(["nvidia-smi", "-L"]).splitlines() if l.startswith("GPU")])
     only = set(a.only.split(","))
-    plan = []  # (kind, backend, ranks, agents, steps)
+    plan = []  # (kind, backend, ranks, agents, steps, transport)
+    transports = a.transports.split(",")
     if ngpu:
         if "gpu1" in only:
-            plan += [("gpu1", "cuda", 1, int(n), 50 if int(n) < 10**7 else 20) for n in a.gpu_sizes.split(",")]
-        g = 1
-        while g <= ngpu:
-            if "weak" in only:
-                plan.append(("weak", "cuda", g, a.per_gpu * g, 30))
-            if "strong" in only:
-                plan.append(("strong", "cuda", g, a.strong, 30))
-            g *= 2
+            plan += [("gpu1", "cuda", 1, int(n), 50 if int(n) < 10**7 else 20, "auto") for n in a.gpu_sizes.split(",")]
+        for kind in ("weak", "strong"):
+            g = 1
+            while g <= ngpu and kind in only:
+                for t in transports if g > 1 else ["auto"]:
+                    plan.append((kind, "cuda" if t == "auto" or g == 1 else "cuda/" + t, g,
+                                 a.per_gpu * g if kind == "weak" else a.strong, 30, t))
+                g *= 2
     if "cpu" in only:
-        plan += [("cpu", "cpu", 1, int(n), max(3, min(200, 2 * 10**7 // int(n)))) for n in a.cpu_sizes.split(",")]
+        plan += [("cpu", "cpu", 1, int(n), max(3, min(200, 2 * 10**7 // int(n))), "auto")
+                 for n in a.cpu_sizes.split(",")]
     new = not os.path.exists(a.table)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
     with tempfile.TemporaryDirectory(prefix="throng-perf-") as tmp, open(a.table, "a", newline="") as f:
@@ -107,12 +116,12 @@ def main():
         if new:
             w.writerow(COLUMNS)
         print(",".join(COLUMNS), flush=True)
-        for kind, backend, ranks, agents, steps in plan:
+        for kind, backend, ranks, agents, steps, transport in plan:
             yaml = os.path.join(tmp, "evac-%d.yaml" % agents)
             if not os.path.exists(yaml):
                 subprocess.run([sys.executable, os.path.join(HERE, "make_evacuation.py"), str(agents), yaml],
                                check=True, stdout=subprocess.DEVNULL)
-            r = bench(a, yaml, ranks, backend, steps)
+            r = bench(a, yaml, ranks, backend.split("/")[0], steps, transport)
             if not r:
                 continue
             row = [date, commit, gpu if backend == "cuda" else "", cpu, kind, backend, ranks, r.get("agents", agents),

@@ -34,6 +34,22 @@ if(NOT THRONG_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "CUDA architectures to build for (90: H100/H200)")
     endif()
     find_package(CUDAToolkit REQUIRED)
+    # NCCL for the halo transport (decision 0007): optional, loaded at run
+    # time; here only its default path, e.g. from pip's nvidia-nccl-cu13.
+    find_package(Python3 COMPONENTS Interpreter QUIET)
+    set(_nccl_hints "")
+    if(Python3_Interpreter_FOUND)
+      execute_process(COMMAND ${Python3_EXECUTABLE} -c
+                              "import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], 'lib'))"
+                      OUTPUT_VARIABLE _nccl_hints OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+    endif()
+    find_library(THRONG_NCCL_LIBRARY NAMES libnccl.so.2 nccl HINTS ${_nccl_hints}
+                 DOC "libnccl the halo transport loads by default (optional)")
+    if(THRONG_NCCL_LIBRARY)
+      message(STATUS "NCCL halo transport: ${THRONG_NCCL_LIBRARY}")
+    else()
+      message(STATUS "NCCL halo transport: libnccl not found (runs try libnccl.so.2, or THRONG_NCCL_LIBRARY)")
+    endif()
   elseif(THRONG_CUDA STREQUAL "ON")
     message(FATAL_ERROR "THRONG_CUDA=ON but no CUDA compiler was found (set CMAKE_CUDA_COMPILER or PATH)")
   endif()

@@ -30,18 +30,26 @@ def series(rows, kind, x, y):
 
 
 def scaling(rows, kind):
-    """{(commit, gpu, agents per GPU or total): [(gpus, ratio)]}: efficiency (weak) or speed-up (strong)."""
-    groups = {}
+    """{(commit, gpu, agents per GPU or total, transport): [(gpus, ratio)]}: efficiency (weak) or
+    speed-up (strong); multi-GPU rows of backend cuda/TRANSPORT form their own series over the
+    same 1-GPU row."""
+    one, groups = {}, {}
     for r in rows:
         if r["kind"] != kind or not r["ms_per_step"]:
             continue
         ranks, agents = int(r["ranks"]), int(float(r["agents"]))
         size = agents // ranks if kind == "weak" else agents
-        groups.setdefault((r["commit"], r["gpu"], size), {})[ranks] = float(r["ms_per_step"])
+        base = (r["commit"], r["gpu"], size)
+        if ranks == 1:
+            one[base] = float(r["ms_per_step"])
+            continue
+        transport = r["backend"].split("/", 1)[1] if "/" in r["backend"] else ""
+        groups.setdefault(base + (transport,), {})[ranks] = float(r["ms_per_step"])
     out = {}
     for k, t in groups.items():
-        if 1 in t:
-            out[k] = sorted((n, t[1] / tn) for n, tn in t.items())
+        t1 = one.get(k[:3])
+        if t1:
+            out[k] = [(1, 1.0)] + sorted((n, t1 / tn) for n, tn in t.items())
     return out
 
 
@@ -94,9 +102,10 @@ def main():
             continue
         fig, ax = plt.subplots(figsize=(6, 4))
         top = 1
-        for (commit, gpu, size), pts in s.items():
+        for (commit, gpu, size, transport), pts in s.items():
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-",
-                    label="%s, %s, %.0e agents%s" % (commit, gpu, size, " per GPU" if kind == "weak" else ""))
+                    label="%s%s, %s, %.0e agents%s" % (commit, " " + transport if transport else "", gpu, size,
+                                                       " per GPU" if kind == "weak" else ""))
             top = max(top, max(p[0] for p in pts))
         if kind == "strong":
             ax.plot([1, top], [1, top], "k:", label="ideal")

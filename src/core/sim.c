@@ -152,8 +152,8 @@ int thr_sim_init_from(thr_sim *s, const thr_scenario *sc, const char *backend, c
 
 void thr_sim_free(thr_sim *s) {
   thr_evac_free(s->evac);
+  thr_decomp_free(s->dc); /* first: its NCCL communicator uses the backend's device */
   if (s->be) s->be->ops->destroy(s->be);
-  thr_decomp_free(s->dc);
   thr_world_free(&s->world);
   memset(s, 0, sizeof *s);
 }

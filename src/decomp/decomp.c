@@ -10,6 +10,7 @@
 #include "balance.h"
 #include "halo.h"
 #include "migrate.h"
+#include "nccl.h"
 #include "support.h"
 #include "topology.h"
 
@@ -25,15 +26,79 @@ static int mpi_cuda_aware(void) {
 #endif
 }
 
-/* Once: device-memory halo buffers when MPI and the backend both can, on
- * every rank or on none. */
+enum { THR_TRANSPORT_AUTO, THR_TRANSPORT_NCCL, THR_TRANSPORT_MPI };
+
+/* THRONG_HALO_TRANSPORT: auto (default), nccl or mpi; -1 when invalid. */
+static int transport_asked(void) {
+  const char *env = getenv("THRONG_HALO_TRANSPORT");
+  if (!env || !*env || !strcmp(env, "auto")) return THR_TRANSPORT_AUTO;
+  if (!strcmp(env, "nccl")) return THR_TRANSPORT_NCCL;
+  if (!strcmp(env, "mpi")) return THR_TRANSPORT_MPI;
+  return -1;
+}
+
+/* Do the ranks of each node use distinct devices (NCCL needs one rank per
+ * device)? Collective. */
+static int devices_distinct(thr_decomp *d, const unsigned char uuid[16]) {
+  MPI_Comm node;
+  MPI_Comm_split_type(d->comm, MPI_COMM_TYPE_SHARED, d->rank, MPI_INFO_NULL, &node);
+  int n;
+  MPI_Comm_size(node, &n);
+  unsigned char *all = malloc((size_t)n * 16);
+  int distinct = all != NULL;
+  MPI_Allreduce(MPI_IN_PLACE, &distinct, 1, MPI_INT, MPI_MIN, node);
+  if (distinct) {
+    MPI_Allgather(uuid, 16, MPI_BYTE, all, 16, MPI_BYTE, node);
+    for (int i = 0; i < n && distinct; ++i)
+      for (int j = 0; j < i && distinct; ++j)
+        if (!memcmp(all + 16 * i, all + 16 * j, 16)) distinct = 0;
+  }
+  free(all);
+  MPI_Comm_free(&node);
+  MPI_Allreduce(MPI_IN_PLACE, &distinct, 1, MPI_INT, MPI_MIN, d->comm);
+  return distinct;
+}
+
+/* NCCL when asked or (auto) when every rank can: a backend with a
+ * stream-ordered device mode, one device per rank, libnccl loaded. Returns
+ * whether it is in use; fatal when asked for and impossible. */
+static int choose_nccl(thr_decomp *d, thr_backend *b) {
+  char why[256] = "";
+  unsigned char uuid[16] = {0};
+  int can = b->comm->halo_stream_mode && b->comm->halo_stream_mode(b, 1, uuid);
+  MPI_Allreduce(MPI_IN_PLACE, &can, 1, MPI_INT, MPI_MIN, d->comm);
+  if (!can)
+    snprintf(why, sizeof why, "the %s backend has no device buffers for it", b->ops->name);
+  else if (!devices_distinct(d, uuid))
+    snprintf(why, sizeof why, "ranks share a GPU (NCCL needs one rank per GPU)");
+  else
+    d->nccl = thr_nccl_open(d->comm, getenv("THRONG_NCCL_LIBRARY"), why, sizeof why);
+  if (d->nccl) {
+    d->device_halo = 1;
+    snprintf(d->transport_name, sizeof d->transport_name, "nccl (%s)", thr_nccl_name(d->nccl));
+    return 1;
+  }
+  if (b->comm->halo_stream_mode) b->comm->halo_stream_mode(b, 0, uuid);
+  if (d->transport == THR_TRANSPORT_NCCL)
+    thr_decomp_fatal(d, "THRONG_HALO_TRANSPORT=nccl, but NCCL cannot carry the halo: %s", why);
+  if (d->verbose && d->rank == 0) fprintf(stderr, "throng: no NCCL halo transport: %s\n", why);
+  return 0;
+}
+
+/* Once: NCCL (decision 0007), else device-memory halo buffers when MPI and
+ * the backend both can, on every rank or on none. */
 static void choose_halo_memory(thr_decomp *d, thr_backend *b) {
+  if (d->transport != THR_TRANSPORT_MPI && choose_nccl(d, b)) {
+    if (d->verbose && d->rank == 0) fprintf(stderr, "throng: halo transport %s\n", d->transport_name);
+    return;
+  }
   int want = mpi_cuda_aware();
   MPI_Allreduce(MPI_IN_PLACE, &want, 1, MPI_INT, MPI_MIN, d->comm);
   int got = want ? b->comm->halo_device_mode(b, 1) : 0;
   MPI_Allreduce(MPI_IN_PLACE, &got, 1, MPI_INT, MPI_MIN, d->comm);
   if (want && !got) b->comm->halo_device_mode(b, 0);
   d->device_halo = got;
+  snprintf(d->transport_name, sizeof d->transport_name, "mpi, %s buffers", got ? "device" : "host");
   if (d->verbose && d->rank == 0)
     fprintf(stderr, "throng: halo buffers in %s memory\n", got ? "device" : "host");
 }
@@ -82,6 +147,14 @@ int thr_decomp_create(thr_decomp **out, MPI_Comm comm, thr_world *w, const thr_p
   d->opts = *opts;
   d->k = w->k_max;
   d->verbose = getenv("THRONG_DECOMP_VERBOSE") != NULL;
+  d->transport = transport_asked();
+  snprintf(d->transport_name, sizeof d->transport_name, "none");
+  if (d->transport < 0) {
+    snprintf(err, errlen, "environment variable THRONG_HALO_TRANSPORT: '%s' is not one of auto, nccl, mpi",
+             getenv("THRONG_HALO_TRANSPORT"));
+    free(d);
+    return -1;
+  }
   const char *fault = getenv("THRONG_DECOMP_FAULT");
   d->fault_step = fault && *fault ? atol(fault) : -1;
   d->t_agent = d->t_ghost = MPI_DATATYPE_NULL;
@@ -128,6 +201,7 @@ int thr_decomp_create(thr_decomp **out, MPI_Comm comm, thr_world *w, const thr_p
 void thr_decomp_free(thr_decomp *d) {
   if (!d) return;
   thr_partition_free(&d->part);
+  thr_nccl_close(d->nccl);
   free_types(d);
   thr_plan_free(&d->mig);
   thr_plan_free(&d->halo);
@@ -140,6 +214,8 @@ void thr_decomp_free(thr_decomp *d) {
 }
 
 thr_window thr_decomp_window(const thr_decomp *d) { return d->window; }
+
+const char *thr_decomp_halo_transport(const thr_decomp *d) { return d->transport_name; }
 
 int thr_decomp_local_rank(const thr_decomp *d) { return d->local_rank; }
 

@@ -68,6 +68,11 @@ void thr_decomp_forward_end(thr_decomp *d, thr_backend *b);
  * migration: the conservation check's expectation and reference follow. */
 void thr_decomp_note_agents(thr_decomp *d, const uint32_t *removed, size_t n_removed, const uint32_t *added,
                             size_t n_added);
+/* How the per-pass halo forwards travel, once chosen (the first exchange):
+ * "nccl (NCCL 2.x.y)", "mpi, device buffers", "mpi, host buffers", or
+ * "none" on one rank. THRONG_HALO_TRANSPORT=auto|nccl|mpi chooses (docs/
+ * user-guide.md); results are byte-identical with every transport. */
+const char *thr_decomp_halo_transport(const thr_decomp *d);
 /* Does this rank exchange halos (several ranks, neighbours present)? */
 int thr_decomp_overlaps(const thr_decomp *d);
 /* Rank 0 writes one CSV row per balance check to f (columns step, ranks,

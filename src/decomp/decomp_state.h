@@ -100,7 +100,10 @@ struct thr_decomp {
   thr_field_mask in_flight; /* fields of the forward in flight (0: none) */
   int n_in_flight_req;
   void *hrecv;     /* the receive buffer of the forward in flight */
-  int device_halo; /* halo buffers in device memory (CUDA-aware MPI) */
+  int device_halo; /* halo buffers in device memory (CUDA-aware MPI, NCCL) */
+  int transport;   /* THR_TRANSPORT_* asked for (THRONG_HALO_TRANSPORT) */
+  struct thr_nccl *nccl; /* the NCCL transport, when in use */
+  char transport_name[48]; /* what the forwards use (thr_decomp_halo_transport) */
 
   /* balance log */
   FILE *log;

@@ -1,6 +1,7 @@
 #include "halo.h"
 
 #include "exchange.h"
+#include "nccl.h"
 #include "support.h"
 
 /* The cells at least k rings inside the rectangle lie in no other rank's
@@ -65,6 +66,23 @@ void thr_decomp_forward_begin(thr_decomp *d, thr_backend *b, thr_field_mask fiel
   char *recv = b->comm->halo_buffer(b, 1, per_agent * p->n_recv + 1);
   if (!send || !recv) thr_decomp_fatal(d, "out of memory for halo buffers (%zu ghosts)", p->n_recv);
   if (p->n_send) b->comm->pack_halo(b, fields, send);
+  d->in_flight = fields;
+  d->hrecv = recv;
+  if (d->nccl) {
+    /* queued on the backend's message stream, after the pack */
+    void *stream = b->comm->halo_stream_begin(b);
+    thr_nccl_begin(d->nccl);
+    for (int f = 0; f < THR_F_COUNT; ++f) {
+      if (!(fields & ((thr_field_mask)1 << f))) continue;
+      size_t elem = thr_field_table[f].elem;
+      thr_nccl_post(d->nccl, p, send, recv, elem, stream);
+      send += p->n_send * elem;
+      recv += p->n_recv * elem;
+    }
+    char why[160];
+    if (thr_nccl_end(d->nccl, why, sizeof why)) thr_decomp_fatal(d, "%s", why);
+    return;
+  }
   MPI_Request *req = thr_decomp_requests(d, 2 * (size_t)p->n_peers * THR_F_COUNT + 2);
   int nreq = 0;
   for (int f = 0; f < THR_F_COUNT; ++f) {
@@ -74,14 +92,15 @@ void thr_decomp_forward_begin(thr_decomp *d, thr_backend *b, thr_field_mask fiel
     send += p->n_send * elem;
     recv += p->n_recv * elem;
   }
-  d->in_flight = fields;
   d->n_in_flight_req = nreq;
-  d->hrecv = recv - per_agent * p->n_recv;
 }
 
 void thr_decomp_forward_end(thr_decomp *d, thr_backend *b) {
   if (!d->in_flight) return;
-  MPI_Waitall(d->n_in_flight_req, d->req, MPI_STATUSES_IGNORE);
+  if (d->nccl)
+    b->comm->halo_stream_end(b);
+  else
+    MPI_Waitall(d->n_in_flight_req, d->req, MPI_STATUSES_IGNORE);
   if (d->halo.n_recv) b->comm->unpack_halo(b, d->in_flight, d->hrecv);
   d->in_flight = 0;
   d->n_in_flight_req = 0;

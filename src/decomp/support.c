@@ -4,12 +4,13 @@
 #include <stdlib.h>
 
 void thr_decomp_fatal(thr_decomp *d, const char *fmt, ...) {
+  /* one write, so that the lines of ranks failing together do not mix */
+  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "throng: rank %d: ", d->rank);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  fprintf(stderr, "throng: rank %d: %s\n", d->rank, msg);
   fflush(stderr);
   MPI_Abort(d->comm, 1);
   abort(); /* not reached */

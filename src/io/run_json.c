@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "build_info.h"
+#include "decomp/decomp.h"
 #include "output.h"
 
 static void write_params(FILE *f, const thr_params *p) {
@@ -62,6 +63,9 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
   thr_json_string(f, sc->path);
   fprintf(f, ",\n  \"seed\": %llu,\n  \"agents\": %ld,\n  \"ranks\": %d,\n  \"backend\": \"%s\",\n",
           (unsigned long long)sc->seed, s->n_global, s->nranks, s->be->ops->name);
+  fprintf(f, "  \"halo_transport\": ");
+  thr_json_string(f, thr_decomp_halo_transport(s->dc));
+  fprintf(f, ",\n");
   fprintf(f,
           "  \"build\": {\"type\": \"%s\", \"compiler\": \"%s\", \"cuda\": \"%s\", \"openmp\": \"%s\", "
           "\"strict_fp\": \"%s\"},\n",

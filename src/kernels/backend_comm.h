@@ -45,13 +45,26 @@ typedef struct thr_backend_comm_ops {
   /* Halo forwarding. Ask for message buffers in device memory (on = 1), to
    * hand to a CUDA-aware MPI; returns whether they are. */
   int (*halo_device_mode)(thr_backend *b, int on);
+  /* Stream-ordered transport (NCCL, src/decomp/nccl.h): device buffers,
+   * pack_halo returns without waiting, and the messages are queued on a
+   * stream of the backend's (halo_stream_begin/end). on = 1 asks for it and
+   * writes the device's 16-byte UUID (two ranks must not share a device);
+   * returns whether the backend can (0: it stays in host mode). */
+  int (*halo_stream_mode)(thr_backend *b, int on, unsigned char uuid[16]);
+  /* The stream (a cudaStream_t) to queue this forward's messages on; they
+   * start after the work queued so far (the pack) and run beside the
+   * passes queued next. */
+  void *(*halo_stream_begin)(thr_backend *b);
+  /* Work queued from now on (unpack_halo, passes) waits for the messages. */
+  void (*halo_stream_end)(thr_backend *b);
   /* A buffer of at least `bytes` owned by the backend (which = 0: send, 1:
    * receive): host memory (page-locked for the CUDA backend), or device
    * memory in device mode. Valid until the next call with the same `which`;
    * NULL when out of memory. */
   void *(*halo_buffer)(thr_backend *b, int which, size_t bytes);
   /* The fields of `mask` (in field order, each an array of n_send
-   * elements) of the send list, into buf; returns when buf is ready. */
+   * elements) of the send list, into buf; returns when buf is ready (in
+   * stream mode: once the gather is queued). */
   void (*pack_halo)(thr_backend *b, thr_field_mask mask, void *buf);
   /* The same layout, over all ghosts in ghost order, from buf. May return
    * before the copy is done: passes queued after it see the data, and the

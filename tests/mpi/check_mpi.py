@@ -4,7 +4,7 @@
 Usage:
   check_mpi.py --mpiexec MPIEXEC --np-flag=-n [--mpi-flags="..."] THRONG equal SCENARIO
                --ranks 1,2,3,4 [--steps N] [--set KEY=VALUE]... [checks]
-  check_mpi.py ... THRONG refuse SCENARIO --ranks P --largest M
+  check_mpi.py ... THRONG refuse SCENARIO --ranks P (--largest M | --message TEXT) [--status N|any]
 
 equal: runs the scenario on every rank count (the first must be 1) with
 --final-state and an output directory, and requires for every run:
@@ -24,8 +24,13 @@ and, on more than one rank, the optional checks:
                           directly with a rank two or more slabs away (ranks
                           r and r+2 or further; for slabs cut along x, RCB
                           numbers ranks in x order)
-refuse: the run must exit with status 2, write no final state, and say
-"the largest rank count this scenario admits is M".
+refuse: the run must exit with status 2 (--status: another, or any non-zero
+one), write no final state, and say "the largest rank count this scenario
+admits is M" (--largest) or TEXT (--message).
+
+Options of every mode: --env KEY=VALUE sets a variable for the runs (e.g.
+THRONG_HALO_TRANSPORT), --backend B runs that backend, --need-gpus N skips
+the test (exit 77) where nvidia-smi lists fewer GPUs.
 fault: with THRONG_DECOMP_FAULT=STEP the ranks lose one migrating agent at
 the first migration from STEP on (as a faulty backend would); the run must
 stop with a non-zero status and a message naming the step and the rank
@@ -50,8 +55,11 @@ def fail(msg):
 
 
 def run(args, ranks, extra, cwd, **more_env):
+    if args.backend:
+        extra = extra[:2] + ["--backend", args.backend] + extra[2:]
     cmd = [args.mpiexec, args.np_flag, str(ranks)] + shlex.split(args.mpi_flags) + [args.throng] + extra
     env = dict(os.environ, OMP_NUM_THREADS="1", THRONG_DECOMP_VERBOSE="1", **more_env)
+    env.update(kv.split("=", 1) for kv in args.env or [])
     t0 = time.time()
     p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                        timeout=args.timeout)
@@ -165,9 +173,10 @@ def refuse(args):
     with tempfile.TemporaryDirectory(prefix="throng_mpi_") as tmp:
         final = os.path.join(tmp, "final.csv")
         p, secs, cmd = run(args, P, ["run", args.scenario, "--no-output", "--final-state", final], tmp)
-        msg = "the largest rank count this scenario admits is %d" % args.largest
-        if p.returncode != 2:
-            fail("%d ranks: exit status %d, expected 2\n$ %s\n%s" % (P, p.returncode, cmd, p.stderr[-3000:]))
+        msg = args.message or "the largest rank count this scenario admits is %d" % args.largest
+        if p.returncode == 0 if args.status == "any" else p.returncode != int(args.status):
+            fail("%d ranks: exit status %d, expected %s\n$ %s\n%s"
+                 % (P, p.returncode, "non-zero" if args.status == "any" else args.status, cmd, p.stderr[-3000:]))
         if msg not in p.stderr:
             fail("%d ranks: stderr lacks %r:\n%s" % (P, msg, p.stderr[-3000:]))
         if os.path.exists(final):
@@ -211,14 +220,27 @@ def main():
     ap.add_argument("--expect-stderr")
     ap.add_argument("--largest", type=int)
     ap.add_argument("--fault-step", type=int, default=100)
+    ap.add_argument("--message")
+    ap.add_argument("--status", default="2")
+    ap.add_argument("--env", action="append")
+    ap.add_argument("--backend")
+    ap.add_argument("--need-gpus", type=int, default=0)
     args = ap.parse_args()
+    if args.need_gpus:
+        try:
+            gpus = subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.PIPE, text=True).stdout.count("GPU ")
+        except OSError:
+            gpus = 0
+        if gpus < args.need_gpus:
+            print("SKIP: %d GPU(s) visible, the test needs %d" % (gpus, args.need_gpus))
+            sys.exit(77)
     if args.mode == "equal":
         equal(args)
     elif args.mode == "fault":
         fault(args)
     else:
-        if args.largest is None:
-            fail("refuse needs --largest")
+        if args.largest is None and not args.message:
+            fail("refuse needs --largest or --message")
         refuse(args)
 
 

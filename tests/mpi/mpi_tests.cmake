@@ -60,3 +60,20 @@ throng_mpi_test(refuse.too-many-ranks 5 refuse ${THRONG_MPI_DATA}/tiny.yaml --ra
 # injected with THRONG_DECOMP_FAULT) stop the run with a message naming the
 # step and the rank.
 throng_mpi_test(conservation.fault 3 fault ${THRONG_MPI_DATA}/lanes.yaml --ranks 3 --fault-step 100)
+
+# The halo transport (THRONG_HALO_TRANSPORT, decision 0007): a bad value and
+# NCCL asked of a backend without device buffers stop the run at start-up,
+# naming the variable, before anything is written.
+throng_mpi_test(transport.bad-value 2 refuse ${CMAKE_SOURCE_DIR}/configs/paper/bottleneck-3600.yaml --ranks 2
+                --env THRONG_HALO_TRANSPORT=nvlink
+                --message "THRONG_HALO_TRANSPORT: 'nvlink' is not one of auto, nccl, mpi")
+throng_mpi_test(transport.nccl-refused 2 refuse ${CMAKE_SOURCE_DIR}/configs/paper/bottleneck-3600.yaml --ranks 2
+                --backend cpu --env THRONG_HALO_TRANSPORT=nccl --status any
+                --message "THRONG_HALO_TRANSPORT=nccl, but NCCL cannot carry the halo: the cpu backend")
+# NCCL carries the halo on 2 GPUs (one rank each): byte-identical to one
+# rank, agents migrating on most steps. Label gpu; skipped with fewer GPUs.
+add_test(NAME gpu.mpi.nccl-equal COMMAND ${THRONG_MPI_CHECK} equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1,2
+                                         --backend cuda --env THRONG_HALO_TRANSPORT=nccl --need-gpus 2
+                                         --expect-stderr "halo transport nccl" --min-migration-steps 100)
+set_tests_properties(gpu.mpi.nccl-equal PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 ENVIRONMENT "${THRONG_MPI_ENV}"
+                                                   PROCESSORS 2 TIMEOUT 600)

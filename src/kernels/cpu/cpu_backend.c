@@ -307,6 +307,13 @@ static int cpu_halo_device_mode(thr_backend *b, int on) {
   return 0;
 }
 
+static int cpu_halo_stream_mode(thr_backend *b, int on, unsigned char uuid[16]) {
+  (void)b;
+  (void)on;
+  (void)uuid;
+  return 0; /* host memory only */
+}
+
 static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
   cpu_state *s = state(b);
   thr_ctx c = make_ctx(s);
@@ -637,6 +644,7 @@ static const thr_backend_comm_ops cpu_comm_ops = {
     .set_halo_send = cpu_set_halo_send,
     .set_interior = cpu_set_interior,
     .halo_device_mode = cpu_halo_device_mode,
+    .halo_stream_mode = cpu_halo_stream_mode,
     .halo_buffer = cpu_halo_buffer,
     .pack_halo = cpu_pack_halo,
     .unpack_halo = cpu_unpack_halo,

@@ -147,6 +147,34 @@ static int cuda_halo_device_mode(thr_backend *b, int on) {
   state(b)->device_halo = on;
   return on;
 }
+/* Stream mode: a second stream carries the messages, so that the interior
+ * part of the next pass runs beside them; two events order it against the
+ * main stream (pack before send, receive before unpack). */
+static int cuda_halo_stream_mode(thr_backend *b, int on, unsigned char uuid[16]) {
+  cuda_state *s = state(b);
+  if (on && !s->comm_stream) {
+    cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, s->device));
+    memcpy(uuid, prop.uuid.bytes, 16);
+    CUDA_CHECK(cudaStreamCreateWithFlags(&s->comm_stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&s->comm_ready, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&s->comm_done, cudaEventDisableTiming));
+  }
+  s->stream_halo = on;
+  s->device_halo = on;
+  return on;
+}
+static void *cuda_halo_stream_begin(thr_backend *b) {
+  cuda_state *s = state(b);
+  CUDA_CHECK(cudaEventRecord(s->comm_ready, s->stream));
+  CUDA_CHECK(cudaStreamWaitEvent(s->comm_stream, s->comm_ready, 0));
+  return (void *)s->comm_stream;
+}
+static void cuda_halo_stream_end(thr_backend *b) {
+  cuda_state *s = state(b);
+  CUDA_CHECK(cudaEventRecord(s->comm_done, s->comm_stream));
+  CUDA_CHECK(cudaStreamWaitEvent(s->stream, s->comm_done, 0));
+}
 static void cuda_measure(thr_backend *b, thr_metrics_partial *out) {
   nvtx_range r("measure");
   thr_cuda_measure(state(b), out);
@@ -190,6 +218,7 @@ static void *cuda_halo_buffer(thr_backend *b, int which, size_t bytes) {
   if (s->device_halo) {
     if (bytes > s->d_halo_cap[which]) {
       CUDA_CHECK(cudaStreamSynchronize(s->stream));
+      if (s->comm_stream) CUDA_CHECK(cudaStreamSynchronize(s->comm_stream));
       if (s->d_halo[which]) CUDA_CHECK(cudaFree(s->d_halo[which]));
       s->d_halo_cap[which] = bytes + bytes / 2 + 4096;
       if (cudaMalloc(&s->d_halo[which], s->d_halo_cap[which]) != cudaSuccess) {
@@ -240,6 +269,12 @@ static void cuda_destroy(thr_backend *b) {
   if (s->lists.lr) cudaFree(s->lists.lr);
   if (s->lists.ct) cudaFree(s->lists.ct);
   if (s->lists.count) cudaFree(s->lists.count);
+  if (s->comm_stream) {
+    cudaStreamSynchronize(s->comm_stream);
+    cudaStreamDestroy(s->comm_stream);
+    cudaEventDestroy(s->comm_ready);
+    cudaEventDestroy(s->comm_done);
+  }
   if (s->d_metrics) cudaFree(s->d_metrics);
   if (s->d_health) cudaFree(s->d_health);
   if (s->h_health) cudaFreeHost(s->h_health);
@@ -296,6 +331,9 @@ static const thr_backend_comm_ops cuda_comm_ops = {
     .set_halo_send = cuda_set_halo_send,
     .set_interior = cuda_set_interior,
     .halo_device_mode = cuda_halo_device_mode,
+    .halo_stream_mode = cuda_halo_stream_mode,
+    .halo_stream_begin = cuda_halo_stream_begin,
+    .halo_stream_end = cuda_halo_stream_end,
     .halo_buffer = cuda_halo_buffer,
     .pack_halo = cuda_pack_halo,
     .unpack_halo = cuda_unpack_halo,

@@ -68,7 +68,10 @@ typedef struct cuda_state {
 
   thr_parts parts; /* interior, then boundary agents (set_interior); device list */
 
-  int device_halo; /* halo buffers in device memory (CUDA-aware MPI) */
+  int device_halo; /* halo buffers in device memory (CUDA-aware MPI, NCCL) */
+  int stream_halo; /* stream-ordered transport: pack_halo does not wait */
+  cudaStream_t comm_stream; /* its messages' stream, and the events ordering it */
+  cudaEvent_t comm_ready, comm_done;
   void *d_halo[2];
   size_t d_halo_cap[2];
 

@@ -271,7 +271,7 @@ void thr_cuda_pack_halo(cuda_state *s, thr_field_mask mask, void *buf) {
     out += n * elem;
   }
   if (!s->device_halo) CUDA_CHECK(cudaMemcpyAsync(buf, d, bytes, cudaMemcpyDeviceToHost, s->stream));
-  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  if (!s->stream_halo) CUDA_CHECK(cudaStreamSynchronize(s->stream));
 }
 
 void thr_cuda_unpack_halo(cuda_state *s, thr_field_mask mask, const void *buf) {
