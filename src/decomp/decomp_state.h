@@ -102,6 +102,7 @@ struct thr_decomp {
   void *hrecv;     /* the receive buffer of the forward in flight */
   int device_halo; /* halo buffers in device memory (CUDA-aware MPI, NCCL) */
   int transport;   /* THR_TRANSPORT_* asked for (THRONG_HALO_TRANSPORT) */
+  int overlap;     /* split passes into interior and boundary parts (THRONG_HALO_OVERLAP) */
   struct thr_nccl *nccl; /* the NCCL transport, when in use */
   char transport_name[48]; /* what the forwards use (thr_decomp_halo_transport) */
 

@@ -48,8 +48,9 @@ void thr_halo_plan(thr_decomp *d, thr_backend *b) {
   if (b->comm->set_ghosts(b, d->grecv, p->n_recv)) thr_decomp_backend_failed(d, b, "set_ghosts");
   if (b->comm->set_halo_send(b, p->export_list, p->n_send)) thr_decomp_backend_failed(d, b, "set_halo_send");
   /* agents more than the ghost width inside the rectangle read no ghost:
-   * passes compute them while halo messages are in flight */
-  if (b->comm->set_interior(b, interior)) thr_decomp_backend_failed(d, b, "set_interior");
+   * passes compute them while halo messages are in flight (without the
+   * split, THRONG_HALO_OVERLAP=0, every agent waits for the messages) */
+  if (d->overlap && b->comm->set_interior(b, interior)) thr_decomp_backend_failed(d, b, "set_interior");
 }
 
 int thr_decomp_overlaps(const thr_decomp *d) { return d->nranks > 1 && d->n_nbr > 0; }

@@ -68,7 +68,7 @@ static int grow(cuda_state *s, void **ptr, size_t elem, size_t cap, size_t keep)
 
 int thr_cuda_reserve(cuda_state *s, size_t cap) {
   if (cap <= s->a.cap) return 0;
-  size_t want = s->a.cap ? s->a.cap + s->a.cap / 2 : 1024;
+  size_t want = s->a.cap ? s->a.cap + s->a.cap / 4 : 1024; /* 1.25x: memory per agent matters */
   if (want < cap) want = cap;
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
   for (int f = 0; f < THR_F_COUNT; ++f) {
