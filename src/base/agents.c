@@ -89,7 +89,9 @@ void thr_agents_permute(thr_agents *a, const int *perm, size_t n, void *scratch)
     size_t elem;
     char *base = *(char **)thr_agents_field(a, f, &elem);
     char *tmp = scratch;
-    for (size_t k = 0; k < n; ++k) memcpy(tmp + k * elem, base + (size_t)perm[k] * elem, elem);
+    long nn = (long)n;
+#pragma omp parallel for schedule(static)
+    for (long k = 0; k < nn; ++k) memcpy(tmp + (size_t)k * elem, base + (size_t)perm[k] * elem, elem);
     memcpy(base, tmp, n * elem);
   }
 }

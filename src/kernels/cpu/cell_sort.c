@@ -14,7 +14,11 @@ void thr_cell_sort(const int *cell, const uint32_t *id, size_t n, size_t ncell, 
   }
   offset[ncell] = total;
   for (size_t k = 0; k < n; ++k) order[cursor[cell[k]]++] = (int)k;
-  for (size_t c = 0; c < ncell; ++c) {
+  /* cells are independent: threads sort them by id (the result does not
+   * depend on the thread count) */
+  long nc = (long)ncell;
+#pragma omp parallel for schedule(static, 4096)
+  for (long c = 0; c < nc; ++c) {
     for (int t = offset[c] + 1; t < offset[c + 1]; ++t) {
       int item = order[t];
       uint32_t key = id[item];

@@ -170,7 +170,8 @@ static void cpu_predict(thr_backend *b, float time) {
 }
 
 static void assign_cells(cpu_state *s, size_t from, size_t to) {
-  for (size_t i = from; i < to; ++i) s->cell_of[i] = thr_local_cell(&s->base.grid, s->a.p[i]);
+#pragma omp parallel for schedule(static)
+  for (long i = (long)from; i < (long)to; ++i) s->cell_of[i] = thr_local_cell(&s->base.grid, s->a.p[i]);
 }
 
 static void cpu_sort_owned(thr_backend *b) {
