@@ -186,7 +186,7 @@ const thr_key thr_schema[] = {
     {.path = "neighbors.cell_size", .type = NUMBER, .range = GE0, .def = "0", .def_note = "0 (auto)",
      PRM(cell_size, FLOAT), .meaning = "side of a grid cell; auto = largest contact distance + skin"},
     {.path = "neighbors.skin", .type = NUMBER, .range = GE0, .def = "0.3", PRM(skin, FLOAT),
-     .meaning = "extra search distance that covers motion during a step"},
+     .meaning = "extra search distance that covers motion during a step; contact is tried for pairs within contact distance + skin at the step's start"},
 
     {.path = "decomposition", .type = MAP, .meaning = "load balancing when the run uses several MPI ranks"},
     {.path = "decomposition.balance_every", .type = INTEGER, .range = GE0, .def = "50", SC(balance_every, INT),

@@ -28,6 +28,7 @@ typedef struct cpu_state {
   size_t hbuf_cap[2];
   thr_parts parts; /* interior, then boundary agents (set_interior) */
   thr_step_lists lists; /* the step's neighbour lists */
+  int index_fresh; /* sort_owned's index still holds: owned agents unchanged, order[k] == k */
   /* evacuation */
   const thr_world *world; /* exits, areas, maps (host arrays) */
   int evac;               /* the world has an evacuation part */
@@ -116,6 +117,7 @@ static int cpu_set_agents(thr_backend *b, const thr_agents *owned) {
   cpu_state *s = state(b);
   if (thr_agents_copy(&s->a, owned, owned->n_owned)) return out_of_memory(b, owned->n_owned);
   s->a.n = s->a.n_owned = owned->n_owned;
+  s->index_fresh = 0;
   s->parts.valid = 0;
   return ensure_scratch(s) ? out_of_memory(b, owned->n_owned) : 0;
 }
@@ -182,6 +184,9 @@ static void cpu_sort_owned(thr_backend *b) {
   thr_cell_sort(s->cell_of, s->a.id, n, s->ncell, s->offset, s->order, s->cursor);
   thr_agents_permute(&s->a, s->order, n, s->permute_buf);
   assign_cells(s, 0, n);
+  for (size_t k = 0; k < n; ++k) s->order[k] = (int)k; /* the storage is in (cell, id) order now */
+  s->a.n = n;                                          /* ghosts dropped (the exchange sets new ones) */
+  s->index_fresh = 1;
   s->lists.valid = 0;
 }
 
@@ -189,6 +194,9 @@ static void cpu_sort_owned(thr_backend *b) {
  * have changed them since sort_owned), then the canonical order. */
 static void cpu_build_index(thr_backend *b) {
   cpu_state *s = state(b);
+  s->lists.valid = 0;
+  if (s->index_fresh && s->a.n == s->a.n_owned) return; /* no ghosts, nothing moved: sort_owned's index */
+  s->index_fresh = 0;
   assign_cells(s, 0, s->a.n);
   thr_cell_sort(s->cell_of, s->a.id, s->a.n, s->ncell, s->offset, s->order, s->cursor);
   s->lists.valid = 0;
@@ -388,6 +396,7 @@ static int cpu_evac_collect(thr_backend *b, thr_evac_collect *out) {
   }
   if (n_ex) {
     a->n = a->n_owned = keep; /* ghosts dropped: the next exchange sets them */
+    s->index_fresh = 0;
     s->parts.valid = 0;
   }
   out->exited = s->exited;
@@ -525,6 +534,7 @@ static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent
     keep++;
   }
   a->n = a->n_owned = keep;
+  s->index_fresh = 0;
   return 0;
 }
 
@@ -535,6 +545,7 @@ static int cpu_append_owned(thr_backend *b, const thr_agent_rec *recs, size_t n)
   if (thr_agents_reserve(a, a->n_owned + n) || ensure_scratch(s)) return out_of_memory(b, a->n_owned + n);
   for (size_t k = 0; k < n; ++k) thr_agent_store(a, a->n_owned + k, &recs[k]);
   a->n = a->n_owned = a->n_owned + n;
+  s->index_fresh = 0;
   return 0;
 }
 
