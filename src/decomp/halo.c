@@ -64,22 +64,21 @@ void thr_decomp_forward_begin(thr_decomp *d, thr_backend *b, thr_field_mask fiel
   const thr_comm_plan *p = &d->halo;
   size_t per_agent = thr_fields_bytes(fields);
   char *send = b->comm->halo_buffer(b, 0, per_agent * p->n_send + 1);
-  /* NCCL receives into the ghosts' slots: no receive buffer */
-  char *recv = d->nccl ? NULL : b->comm->halo_buffer(b, 1, per_agent * p->n_recv + 1);
-  if (!send || (!recv && !d->nccl)) thr_decomp_fatal(d, "out of memory for halo buffers (%zu ghosts)", p->n_recv);
+  char *recv = b->comm->halo_buffer(b, 1, per_agent * p->n_recv + 1);
+  if (!send || !recv) thr_decomp_fatal(d, "out of memory for halo buffers (%zu ghosts)", p->n_recv);
   if (p->n_send) b->comm->pack_halo(b, fields, send);
   d->in_flight = fields;
   d->hrecv = recv;
   if (d->nccl) {
-    /* queued on the backend's message stream, after the pack; received in
-     * place, into the ghosts' slots (nothing to unpack) */
+    /* queued on the backend's message stream, after the pack */
     void *stream = b->comm->halo_stream_begin(b);
     thr_nccl_begin(d->nccl);
     for (int f = 0; f < THR_F_COUNT; ++f) {
       if (!(fields & ((thr_field_mask)1 << f))) continue;
       size_t elem = thr_field_table[f].elem;
-      thr_nccl_post(d->nccl, p, send, b->comm->ghost_slots(b, f), elem, stream);
+      thr_nccl_post(d->nccl, p, send, recv, elem, stream);
       send += p->n_send * elem;
+      recv += p->n_recv * elem;
     }
     char why[160];
     if (thr_nccl_end(d->nccl, why, sizeof why)) thr_decomp_fatal(d, "%s", why);
@@ -103,7 +102,7 @@ void thr_decomp_forward_end(thr_decomp *d, thr_backend *b) {
     b->comm->halo_stream_end(b);
   else
     MPI_Waitall(d->n_in_flight_req, d->req, MPI_STATUSES_IGNORE);
-  if (d->halo.n_recv && !d->nccl) b->comm->unpack_halo(b, d->in_flight, d->hrecv);
+  if (d->halo.n_recv) b->comm->unpack_halo(b, d->in_flight, d->hrecv);
   d->in_flight = 0;
   d->n_in_flight_req = 0;
 }

@@ -57,10 +57,6 @@ typedef struct thr_backend_comm_ops {
   void *(*halo_stream_begin)(thr_backend *b);
   /* Work queued from now on (unpack_halo, passes) waits for the messages. */
   void (*halo_stream_end)(thr_backend *b);
-  /* Stream mode: the device address of a field's first ghost element, so
-   * that messages land in place (ghosts are stored in message order); valid
-   * until the next set_ghosts or pass. */
-  void *(*ghost_slots)(thr_backend *b, int field);
   /* A buffer of at least `bytes` owned by the backend (which = 0: send, 1:
    * receive): host memory (page-locked for the CUDA backend), or device
    * memory in device mode. Valid until the next call with the same `which`;

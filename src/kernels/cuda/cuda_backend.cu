@@ -170,12 +170,6 @@ static void *cuda_halo_stream_begin(thr_backend *b) {
   CUDA_CHECK(cudaStreamWaitEvent(s->comm_stream, s->comm_ready, 0));
   return (void *)s->comm_stream;
 }
-static void *cuda_ghost_slots(thr_backend *b, int field) {
-  cuda_state *s = state(b);
-  size_t elem;
-  char *base = *(char **)thr_agents_field(&s->a, field, &elem);
-  return base + s->a.n_owned * elem;
-}
 static void cuda_halo_stream_end(thr_backend *b) {
   cuda_state *s = state(b);
   CUDA_CHECK(cudaEventRecord(s->comm_done, s->comm_stream));
@@ -340,7 +334,6 @@ static const thr_backend_comm_ops cuda_comm_ops = {
     .halo_stream_mode = cuda_halo_stream_mode,
     .halo_stream_begin = cuda_halo_stream_begin,
     .halo_stream_end = cuda_halo_stream_end,
-    .ghost_slots = cuda_ghost_slots,
     .halo_buffer = cuda_halo_buffer,
     .pack_halo = cuda_pack_halo,
     .unpack_halo = cuda_unpack_halo,
