@@ -124,7 +124,7 @@ def main():
             r = bench(a, yaml, ranks, backend.split("/")[0], steps, transport)
             if not r:
                 continue
-            row = [date, commit, gpu if backend == "cuda" else "", cpu, kind, backend, ranks, r.get("agents", agents),
+            row = [date, commit, gpu if backend.startswith("cuda") else "", cpu, kind, backend, ranks, r.get("agents", agents),
                    r.get("steps", steps)] + [r.get(k, "") for k in COLUMNS[9:]]
             w.writerow(row)
             f.flush()
