@@ -279,11 +279,12 @@ THR_HD int thr_agent_step_lists(const thr_ctx *c, int i, int *lr, int *ct, int s
       if (j == i) continue;
       float d2 = v2_len2(v2_sub(xi, c->x[j]));
       if (t >= lr0 && t < lr1 && d2 <= rad * rad) {
-        if (nlr < THR_LR_CAP) lr[nlr * stride] = j;
+        if (nlr < THR_LR_CAP) lr[(size_t)nlr * (size_t)stride] = j; /* size_t: rows * 48 passes 2^31 */
         ++nlr;
       }
       if (t >= ct0 && t < ct1 && d2 <= thr_contact_reach2(prm, ri + c->radius[j])) {
-        if (nct < THR_CT_CAP) ct[nct * stride] = (int)((uint32_t)j | (idi < c->id[j] ? 0u : THR_CT_TIE_BIT));
+        if (nct < THR_CT_CAP)
+          ct[(size_t)nct * (size_t)stride] = (int)((uint32_t)j | (idi < c->id[j] ? 0u : THR_CT_TIE_BIT));
         ++nct;
       }
     }
