@@ -241,15 +241,14 @@ THR_HD void thr_contact_accumulate(const thr_params *prm, thr_vec2 pi, thr_vec2 
  * the contact candidates (within thr_contact_reach2, among those of a
  * k_contact scan) -- exactly the neighbours the grid scans of
  * thr_agent_long_range and thr_agent_contact visit, in the same order.
- * Entry k goes to lr[k * stride], ct[k * stride] for k below the caps
- * (ct NULL: no contact list, its count says "scan the grid").
+ * Entry k goes to lr[k * stride], ct[k * stride] for k below the caps.
  * Returns the counts, each capped at its cap + 1 (over: list incomplete),
  * long range in the low 16 bits. */
 THR_HD int thr_agent_step_lists(const thr_ctx *c, int i, int *lr, int *ct, int stride) {
   const thr_params *prm = &c->prm;
   const thr_grid_view *g = &c->grid;
   int klr = prm->longrange_on || prm->avoidance_on ? c->k_longrange : -1;
-  int kct = prm->contact_on && ct ? c->k_contact : -1; /* no ct: no contact list */
+  int kct = prm->contact_on ? c->k_contact : -1;
   int kmax = klr > kct ? klr : kct;
   thr_vec2 xi = c->x[i];
   float ri = c->radius[i], rad = thr_lr_search_radius(prm);
@@ -290,7 +289,7 @@ THR_HD int thr_agent_step_lists(const thr_ctx *c, int i, int *lr, int *ct, int s
     }
   }
   if (nlr > THR_LR_CAP) nlr = THR_LR_CAP + 1;
-  if (nct > THR_CT_CAP || !ct) nct = THR_CT_CAP + 1; /* no list: the contact pass scans the grid */
+  if (nct > THR_CT_CAP) nct = THR_CT_CAP + 1;
   return nlr | (nct << 16);
 }
 

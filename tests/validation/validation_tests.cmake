@@ -5,17 +5,7 @@
 # They need numpy: the first of ${Python3_EXECUTABLE} and /usr/bin/python3 that
 # imports it runs them; without one they report SKIPPED (exit 77).
 # Included from tests/CMakeLists.txt (THRONG_EXE, THRONG_TEST_ENV, Python3).
-set(THRONG_VALIDATION_PYTHON ${Python3_EXECUTABLE})
-foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
-  execute_process(COMMAND ${py} -c "import numpy" RESULT_VARIABLE _vnumpy OUTPUT_QUIET ERROR_QUIET)
-  if(_vnumpy EQUAL 0)
-    set(THRONG_VALIDATION_PYTHON ${py})
-    break()
-  endif()
-endforeach()
-if(NOT _vnumpy EQUAL 0)
-  message(STATUS "Validation tests: no Python with numpy found; they will report SKIPPED")
-endif()
+throng_python_with(THRONG_VALIDATION_PYTHON "import numpy" "validation tests (numpy)")
 
 add_test(NAME validation.measure COMMAND ${THRONG_VALIDATION_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/test_measure.py)
 set_tests_properties(validation.measure PROPERTIES LABELS validation SKIP_RETURN_CODE 77 TIMEOUT 60)

@@ -184,7 +184,9 @@ static void cpu_sort_owned(thr_backend *b) {
   thr_cell_sort(s->cell_of, s->a.id, n, s->ncell, s->offset, s->order, s->cursor);
   thr_agents_permute(&s->a, s->order, n, s->permute_buf);
   assign_cells(s, 0, n);
-  for (size_t k = 0; k < n; ++k) s->order[k] = (int)k; /* the storage is in (cell, id) order now */
+  long nn = (long)n;
+#pragma omp parallel for schedule(static)
+  for (long k = 0; k < nn; ++k) s->order[k] = (int)k; /* the storage is in (cell, id) order now */
   s->a.n = n;                                          /* ghosts dropped (the exchange sets new ones) */
   s->index_fresh = 1;
   s->lists.valid = 0;
@@ -199,7 +201,6 @@ static void cpu_build_index(thr_backend *b) {
   s->index_fresh = 0;
   assign_cells(s, 0, s->a.n);
   thr_cell_sort(s->cell_of, s->a.id, s->a.n, s->ncell, s->offset, s->order, s->cursor);
-  s->lists.valid = 0;
 }
 
 /* The step's neighbour lists of a part's agents (step_lists.h). */

@@ -252,7 +252,7 @@ static void cuda_unpack_halo(thr_backend *b, thr_field_mask mask, const void *bu
  * world, staging). */
 static size_t cuda_memory_bytes(thr_backend *b) {
   cuda_state *s = state(b);
-  return s->a.cap * thr_cuda_bytes_per_agent(s) + s->lists.rows * (thr_lists_bytes_per_row() - (s->lists.ct ? 0 : THR_CT_CAP * sizeof(int))) +
+  return s->a.cap * thr_cuda_bytes_per_agent(s) + s->lists.rows * thr_lists_bytes_per_row() +
          3 * (s->ncell + 1) * sizeof(int) + s->obs_items * sizeof(int) + s->scan_tmp_bytes + s->stage_cap +
          s->send_cap * sizeof(int);
 }

@@ -66,7 +66,7 @@ __global__ void THR_SOLVER_BOUNDS k_step_lists(const thr_ctx c, thr_part_range r
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
   int i = (int)THR_PART_AGENT(r, t);
-  l.count[i] = thr_agent_step_lists(&c, i, l.lr + i, l.ct ? l.ct + i : NULL, (int)l.rows);
+  l.count[i] = thr_agent_step_lists(&c, i, l.lr + i, l.ct + i, (int)l.rows);
 }
 
 __global__ void k_velocity(const thr_ctx c, thr_part_range r, thr_vec2 *vnew) {
@@ -177,10 +177,6 @@ static void plan_pass(cuda_state *s, int kind, thr_part_range r) {
   }
 }
 
-#ifndef THR_CUDA_CONTACT_LISTS
-#define THR_CUDA_CONTACT_LISTS 1
-#endif
-
 /* The step's neighbour lists of a part's agents (step_lists.h), at the
  * part's first solver pass (x^n is fixed from then on; boundary agents read
  * ghosts, which have arrived by their part). */
@@ -193,7 +189,7 @@ static void build_lists(cuda_state *s, int part, thr_part_range r) {
     if (l->count) CUDA_CHECK(cudaFree(l->count));
     l->rows = s->a.n_owned + s->a.n_owned / 32 + 256;
     CUDA_CHECK(cudaMalloc(&l->lr, l->rows * THR_LR_CAP * sizeof(int)));
-    if (THR_CUDA_CONTACT_LISTS) CUDA_CHECK(cudaMalloc(&l->ct, l->rows * THR_CT_CAP * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&l->ct, l->rows * THR_CT_CAP * sizeof(int)));
     CUDA_CHECK(cudaMalloc(&l->count, l->rows * sizeof(int)));
   }
   if (r.n) {
