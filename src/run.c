@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/evac.h"
+#include "core/formations.h"
 #include "core/measure.h"
 #include "decomp/decomp.h"
 #include "io/checkpoint.h"
@@ -234,6 +235,27 @@ static int insitu_open(run_ctx *r, const thr_scenario *sc) {
   return rc;
 }
 
+/* formations.csv rows of this step. Collective. */
+static int write_formation_rows(run_ctx *r) {
+  thr_sim *s = r->s;
+  int n = s->forms->n, rc = 0;
+  int64_t *q = malloc(2 * (size_t)n * sizeof *q);
+  if (!q) {
+    snprintf(r->err, r->errlen, "out of memory measuring %d formations", n);
+    rc = -1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, s->comm);
+  if (rc) {
+    free(q);
+    return -1;
+  }
+  thr_sim_measure_formations(s, q, q + n);
+  if (s->rank == 0)
+    rc = thr_output_formations(&r->out, s->step, (double)s->step * s->prm.dt, s->forms, q, q + n, r->err, r->errlen);
+  free(q);
+  return agree(r, rc);
+}
+
 /* The outputs due after the current step. Collective. */
 static int write_outputs(run_ctx *r, int metrics, int frame, int insitu) {
   thr_sim *s = r->s;
@@ -243,6 +265,7 @@ static int write_outputs(run_ctx *r, int metrics, int frame, int insitu) {
     thr_sim_measure(s, &m);
     if (agree(r, s->rank == 0 ? thr_output_metrics(&r->out, &m, r->err, r->errlen) : 0)) return -1;
     if (r->evac_out && write_evac_row(r)) return -1;
+    if (s->forms && write_formation_rows(r)) return -1;
   }
   if (r->evac_out && due(s->step, s->world.map_nx > 0 ? r->o->map_every : 0)) thr_measure_map_sample(r->measure, s);
   if (frame && (r->traj ? write_frame_h5(r) : gather_and(r, write_frame, s->step))) return -1;
@@ -500,6 +523,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     memset(&io, 0, sizeof io);
     io.restarted_from = o->restart_path;
     io.restart_step = o->restart ? thr_checkpoint_step(o->restart) : 0;
+    if (!rc && metrics && s->forms) rc = thr_output_open_formations(&r.out, err, errlen);
     if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, &io, err, errlen);
   }
   if (agree(&r, rc)) {

@@ -30,12 +30,15 @@
   FIELD(V, v, thr_vec2, STATE, GHOST, "velocity [m/s]")                                                     \
   FIELD(GOAL, goal, thr_vec2, STATE, OWNED, "personal goal point (goal_set == THR_GOALSET_PERSONAL)")       \
   FIELD(VNEW, vnew, thr_vec2, STEP, OWNED, "velocity (x* - x)/dt before XSPH (velocity pass -> finalize)")  \
+  FIELD(SRD, srd, thr_vec2, STATE, OWNED, "Short Range Destination minus its formation's position [m]")        \
   FIELD(ID, id, uint32_t, STATE, GHOST, "global id, unique over the whole simulation")                      \
   FIELD(RADIUS, radius, float, STATE, GHOST, "disk radius [m]")                                             \
   FIELD(INV_MASS, inv_mass, float, STATE, GHOST, "1 / mass")                                                \
   FIELD(PREF_SPEED, pref_speed, float, STATE, OWNED, "preferred walking speed [m/s]")                       \
   FIELD(GOAL_SET, goal_set, int32_t, STATE, OWNED, "goal set index, or THR_GOALSET_PERSONAL / _NONE")       \
   FIELD(GROUP, group, int32_t, STATE, OWNED, "group number from the scenario")                              \
+  FIELD(FORMATION, formation, int32_t, STATE, GHOST, "formation of the agent's group (formations.groups index), or -1") \
+  FIELD(FCLEAR, fclear, int32_t, STATE, OWNED, "steps the agent's look-ahead cells held no other group")          \
   FIELD(FLAGS, flags, uint32_t, STATE, OWNED, "THR_FLAG_* bits")                                         \
   FIELD(RELEASE, release, float, STATE, OWNED, "time the agent starts walking: end of pre-movement [s]")    \
   FIELD(BORN, born, float, STATE, OWNED, "time the agent entered the simulation [s]")                       \

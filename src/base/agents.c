@@ -73,6 +73,7 @@ void thr_agent_rec_blank(thr_agent_rec *r) {
   memset(r, 0, sizeof *r);
   r->goal_set = THR_GOALSET_NONE;
   r->route = r->stage = r->slot = r->journey = -1;
+  r->formation = -1; /* core/formations.c attaches agents to formations */
 }
 
 int thr_agents_push(thr_agents *a, const thr_agent_rec *r) {

@@ -58,6 +58,17 @@ typedef struct thr_params {
   /* goals */
   float arrive_radius; /* a point goal is reached within this distance [m] */
 
+  /* group formations (seed paper 004, docs/formations.md) */
+  int formation_on;      /* the scenario has formations */
+  float fm_stiffness;    /* k_f: fraction of the gap to the SRD closed per step */
+  float fm_k_it;         /* per-iteration stiffness from k_f and N (set on the host) */
+  int fm_cap;            /* pull at most the agent's speed x dt per step */
+  int fm_lookahead;      /* cell rings of the congestion test */
+  int fm_restore_delay;  /* steps clear before the formation is taken back */
+  int steer_mode;        /* enum thr_steer_mode */
+  float steer_time;      /* T_s [s] */
+  float steer_accel;     /* a_s [m/s^2] */
+
   /* neighbour grid */
   float cell_size; /* side of a grid cell [m] */
   float skin;      /* extra search distance covering motion within a step [m] */

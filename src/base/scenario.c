@@ -38,5 +38,8 @@ void thr_scenario_free(thr_scenario *sc) {
   free(sc->set_first);
   free(sc->set_items);
   free(sc->blocks);
+  free(sc->layout_points);
+  for (int f = 0; f < sc->n_formations; ++f) free(sc->formations[f].path);
+  free(sc->formations);
   memset(sc, 0, sizeof *sc);
 }

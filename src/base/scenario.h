@@ -17,7 +17,9 @@ enum thr_layout {
   THR_LAYOUT_DISK,    /* lattice points inside a disk */
   THR_LAYOUT_ELLIPSE, /* lattice points inside an ellipse */
   THR_LAYOUT_CIRCLE,  /* evenly spaced on a circle */
-  THR_LAYOUT_POLYGON  /* uniform random, non-overlapping, in a spawn region (polygon) */
+  THR_LAYOUT_POLYGON, /* uniform random, non-overlapping, in a spawn region (polygon); with a
+                         spacing, the lattice points inside it */
+  THR_LAYOUT_POINTS   /* given points (a list or a CSV file), one agent each, in list order */
 };
 
 enum thr_block_goal {
@@ -57,7 +59,23 @@ typedef struct thr_block {
   int route;            /* THR_ROUTE_EXIT: exit index; THR_ROUTE_JOURNEY: journey index */
   int region;           /* layout polygon: polygon index in the scenario's regions */
   float density;        /* layout polygon: agents per m^2 of the region (count 0) */
+  int points_first;     /* layout points: the scenario's layout_points[points_first .. + n_points) */
+  int n_points;
+  float points_scale;   /* layout points: point p places an agent at points_offset + points_scale p */
+  thr_vec2 points_offset;
 } thr_block;
+
+/* A formation (formations.groups[]): the agents of one group walk its path
+ * holding their start positions' shape (seed paper 004). */
+typedef struct thr_formation_def {
+  int group;             /* agents with this group form it */
+  int line;              /* line of the item in the scenario file */
+  float speed;           /* group speed omega [m/s] */
+  float min_spacing;     /* path resampling [m] */
+  float waypoint_radius; /* waypoint switch [m] */
+  int n_path;
+  thr_vec2 *path;        /* the drawn path; the last point is the destination */
+} thr_formation_def;
 
 /* Most Catalyst scripts of one run (catalyst.scripts and --catalyst together). */
 #define THR_MAX_CATALYST_SCRIPTS 8
@@ -114,6 +132,8 @@ typedef struct thr_scenario {
   int *trans_items;          /* stage indices */
   float *trans_weights;      /* round robin weights */
   thr_polyset regions;       /* spawn regions (layout polygon) and source regions */
+  int n_layout_points;
+  thr_vec2 *layout_points;   /* the points of all blocks of layout points, as given (before scale, offset) */
   int n_sources;
   thr_source_def *sources;
   thr_polyset areas;         /* measurement areas */
@@ -122,6 +142,10 @@ typedef struct thr_scenario {
   thr_measure_line *lines;   /* measurement lines */
   float map_cell;            /* measurement.maps.cell [m] */
   int map_every;             /* measurement.maps.every [steps]; 0: no maps */
+
+  /* group formations (docs/formations.md) */
+  int n_formations;
+  thr_formation_def *formations;
 
   /* domain decomposition (several MPI ranks) */
   int balance_every;       /* load-balance check every K steps; 0 = only at start-up */

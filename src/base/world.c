@@ -117,6 +117,9 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   if (prm->longrange_on || prm->avoidance_on) w->k_max = w->k_max > w->k_longrange ? w->k_max : w->k_longrange;
   if (prm->xsph_on) w->k_max = w->k_max > w->k_xsph ? w->k_max : w->k_xsph;
   if (prm->headway_on) w->k_max = w->k_max > w->k_headway ? w->k_max : w->k_headway;
+  /* the congestion test of formations reads whole cells: its rings as given */
+  w->k_formation = prm->formation_on ? (prm->fm_lookahead < most ? prm->fm_lookahead : most) : 0;
+  if (w->k_formation > w->k_max) w->k_max = w->k_formation;
 
   w->n_obstacles = sc->n_obstacles;
   w->n_verts = sc->n_verts;

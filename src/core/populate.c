@@ -194,6 +194,168 @@ static int lattice_dims_of(const thr_scenario *sc, int b, lattice_dims *d, char 
   return sc->blocks[b].layout == THR_LAYOUT_GRID ? grid_dims(sc, b, d, err, errlen) : disk_dims(sc, b, d, err, errlen);
 }
 
+/* ---- spawn regions filled with a lattice (layout polygon with spacing) ---- */
+
+/* Bounding box of the outer ring of polygon `poly` of ps. */
+static void region_box(const thr_polyset *ps, int poly, thr_vec2 *lo, thr_vec2 *hi) {
+  int r = ps->poly_first[poly];
+  *lo = *hi = ps->verts[ps->ring_first[r]];
+  for (int v = ps->ring_first[r]; v < ps->ring_first[r + 1]; ++v) {
+    *lo = v2(fminf(lo->x, ps->verts[v].x), fminf(lo->y, ps->verts[v].y));
+    *hi = v2(fmaxf(hi->x, ps->verts[v].x), fmaxf(hi->y, ps->verts[v].y));
+  }
+}
+
+/* The lattice (x0 + i sx, y0 + j sy) of a region, anchored half a spacing
+ * inside its bounding box: cols x rows points cover the box. Rows are
+ * searched edge by edge, so that counting costs O(rows x edges), never the
+ * number of points. */
+typedef struct region_grid {
+  const thr_polyset *ps;
+  int poly, n_edges;
+  double x0, y0, sx, sy;
+  long cols, rows;
+  double *buf; /* scratch of one row: 4 n_edges */
+} region_grid;
+
+#define REGION_MAX_WORK 2.0e8 /* rows x edges one count may search */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int region_grid_init(const thr_scenario *sc, int b, region_grid *g, char *err, size_t errlen) {
+  const thr_block *bk = &sc->blocks[b];
+  const thr_polyset *ps = &sc->regions;
+  thr_vec2 lo, hi;
+  region_box(ps, bk->region, &lo, &hi);
+  memset(g, 0, sizeof *g);
+  g->ps = ps, g->poly = bk->region;
+  g->sx = bk->spacing_x, g->sy = bk->spacing_y;
+  g->x0 = lo.x + 0.5 * g->sx, g->y0 = lo.y + 0.5 * g->sy;
+  g->n_edges = ps->ring_first[ps->poly_first[g->poly + 1]] - ps->ring_first[ps->poly_first[g->poly]];
+  double cols = fmax(0.0, floor((hi.x - g->x0) / g->sx) + 1.0), rows = fmax(0.0, floor((hi.y - g->y0) / g->sy) + 1.0);
+  if (!(cols * rows <= 4.0 * THR_MAX_AGENTS) || !(rows * g->n_edges <= REGION_MAX_WORK))
+    return refuse(sc, b, err, errlen,
+                  "the spacing gives %.3g lattice positions over the region's bounding box in %.3g rows, more than "
+                  "throng searches (1.7e10 positions, 2e8 rows x polygon edges); raise spacing",
+                  cols * rows, rows);
+  g->cols = (long)cols, g->rows = (long)rows;
+  g->buf = malloc(4 * (size_t)g->n_edges * sizeof *g->buf);
+  if (!g->buf) return refuse(sc, b, err, errlen, "out of memory searching %.0f rows of %.0f edges", rows, g->n_edges);
+  return 0;
+}
+
+/* x of lattice column i: the one formula of counting and placing. */
+static double region_col_x(const region_grid *g, long i) {
+  return g->x0 + (double)i * g->sx;
+}
+
+/* Crossings of the region's edges with the line just above height y
+ * (above = 1: a vertex at y counts as below it) or just below it, sorted;
+ * pairs of them bound the inside. */
+static int row_crossings(const region_grid *g, double y, int above, double *out) {
+  const thr_polyset *ps = g->ps;
+  int n = 0;
+  for (int r = ps->poly_first[g->poly]; r < ps->poly_first[g->poly + 1]; ++r) {
+    int v0 = ps->ring_first[r], v1 = ps->ring_first[r + 1];
+    for (int v = v0; v < v1; ++v) {
+      thr_vec2 a = ps->verts[v], b = ps->verts[v + 1 < v1 ? v + 1 : v0];
+      int sa = above ? a.y > y : a.y >= y, sb = above ? b.y > y : b.y >= y;
+      if (sa != sb) out[n++] = a.x + ((double)b.x - a.x) * ((y - a.y) / ((double)b.y - a.y));
+    }
+  }
+  qsort(out, (size_t)n, sizeof *out, cmp_double);
+  return n;
+}
+
+/* The open intervals (pairs) common to the unions of open intervals a and b. */
+static int intersect_intervals(const double *a, int na, const double *b, int nb, double *out) {
+  int i = 0, k = 0, n = 0;
+  while (i + 1 < na && k + 1 < nb) {
+    double lo = fmax(a[i], b[k]), hi = fmin(a[i + 1], b[k + 1]);
+    if (lo < hi) out[n++] = lo, out[n++] = hi;
+    if (a[i + 1] < b[k + 1])
+      i += 2;
+    else
+      k += 2;
+  }
+  return n;
+}
+
+/* Lattice points of row j strictly inside the region (a point on its
+ * boundary is left out: the row must be inside both just above and just
+ * below it, strictly between two crossings), counted and, with l, added
+ * left to right. */
+static long region_row(const region_grid *g, long j, lattice *l) {
+  double y = g->y0 + (double)j * g->sy;
+  double *up = g->buf, *down = up + g->n_edges, *in = down + g->n_edges;
+  int n = intersect_intervals(up, row_crossings(g, y, 1, up), down, row_crossings(g, y, 0, down), in);
+  long count = 0;
+  for (int k = 0; k < n; k += 2) {
+    double e = ceil((in[k] - g->x0) / g->sx), f = floor((in[k + 1] - g->x0) / g->sx);
+    long first = e < 0.0 ? 0 : e > (double)g->cols ? g->cols : (long)e;
+    long last = f < -1.0 ? -1 : f > (double)(g->cols - 1) ? g->cols - 1 : (long)f;
+    /* the estimates, corrected by the comparison itself (rounding) */
+    while (first > 0 && region_col_x(g, first - 1) > in[k]) first--;
+    while (first < g->cols && region_col_x(g, first) <= in[k]) first++;
+    while (last + 1 < g->cols && region_col_x(g, last + 1) < in[k + 1]) last++;
+    while (last >= 0 && region_col_x(g, last) >= in[k + 1]) last--;
+    if (last < first) continue;
+    count += last - first + 1;
+    for (long i = first; l && i <= last; ++i) lattice_add(l, region_col_x(g, i), y, 0.0);
+  }
+  return count;
+}
+
+/* Lattice points inside a polygon block's region (-1: refused, message in err). */
+static double region_count(const thr_scenario *sc, int b, char *err, size_t errlen) {
+  region_grid g;
+  if (region_grid_init(sc, b, &g, err, errlen)) return -1.0;
+  double n = 0.0;
+  for (long j = 0; j < g.rows; ++j) n += (double)region_row(&g, j, NULL);
+  free(g.buf);
+  return n;
+}
+
+/* Those points, rows bottom to top, each left to right. */
+static int region_points(const thr_scenario *sc, int b, lattice *l, char *err, size_t errlen) {
+  double n = region_count(sc, b, err, errlen);
+  region_grid g;
+  if (n < 0.0 || region_grid_init(sc, b, &g, err, errlen)) return -1;
+  int rc = lattice_alloc(l, (size_t)n);
+  for (long j = 0; j < g.rows && !rc; ++j) region_row(&g, j, l);
+  free(g.buf);
+  if (rc) {
+    lattice_free(l);
+    block_error(sc, b, err, errlen, "out of memory laying out the region's lattice");
+  }
+  return rc;
+}
+
+/* Whether a polygon block is a lattice (spacing given) rather than random points. */
+static int is_region_lattice(const thr_block *bk) {
+  return bk->layout == THR_LAYOUT_POLYGON && bk->spacing_x > 0.0f;
+}
+
+/* ---- layout points --------------------------------------------------------- */
+
+/* The block's points as given, each offset + scale p. */
+static int given_points(const thr_scenario *sc, int b, lattice *l, char *err, size_t errlen) {
+  const thr_block *bk = &sc->blocks[b];
+  if (lattice_alloc(l, (size_t)bk->n_points)) {
+    lattice_free(l);
+    block_error(sc, b, err, errlen, "out of memory laying out the points");
+    return -1;
+  }
+  const thr_vec2 *p = sc->layout_points + bk->points_first;
+  for (int k = 0; k < bk->n_points; ++k)
+    lattice_add(l, (double)bk->points_offset.x + (double)bk->points_scale * p[k].x,
+                (double)bk->points_offset.y + (double)bk->points_scale * p[k].y, 0.0);
+  return 0;
+}
+
 /* ---- placing ---------------------------------------------------------------- */
 
 static int out_of_memory(const thr_scenario *sc, int b, size_t n, char *err, size_t errlen) {
@@ -270,6 +432,10 @@ static int block_points(const thr_scenario *sc, int b, lattice *l, char *err, si
       double a = 2.0 * THR_PI * (double)k / (double)bk->count;
       lattice_add(l, bk->center.x + bk->rx * cos(a), bk->center.y + bk->rx * sin(a), 0.0);
     }
+  } else if (bk->layout == THR_LAYOUT_POINTS) {
+    if (given_points(sc, b, l, err, errlen)) return -1;
+  } else if (is_region_lattice(bk)) {
+    if (region_points(sc, b, l, err, errlen)) return -1;
   } else {
     lattice_dims d;
     if (lattice_dims_of(sc, b, &d, err, errlen)) return -1;
@@ -325,6 +491,28 @@ static long block_count(const thr_scenario *sc, int b, double *positions, char *
   *positions = (double)bk->count;
   if (bk->source) return *positions = 0.0, 0; /* a source's properties: no agents at the start */
   if (bk->layout == THR_LAYOUT_RANDOM || bk->layout == THR_LAYOUT_CIRCLE) return bk->count;
+  if (bk->layout == THR_LAYOUT_POINTS) return (long)(*positions = (double)bk->n_points); /* count: the same */
+  if (is_region_lattice(bk)) {
+    double n = region_count(sc, b, err, errlen);
+    if (n < 0.0) return -1;
+    *positions = n;
+    if (n < 1.0) {
+      refuse(sc, b, err, errlen,
+             "no point of the lattice of spacing [%g, %g] lies inside the region; lower spacing",
+             (double)bk->spacing_x, (double)bk->spacing_y);
+      return -1;
+    }
+    if (!(n <= THR_MAX_AGENTS)) {
+      refuse(sc, b, err, errlen, "the region holds %.3g lattice points, more than the %.0f agents throng can hold",
+             n, (double)THR_MAX_AGENTS);
+      return -1;
+    }
+    if (bk->count > 0 && n < (double)bk->count) {
+      refuse(sc, b, err, errlen, "count %.0f exceeds the %.0f lattice points inside the region", (double)bk->count, n);
+      return -1;
+    }
+    return bk->count > 0 ? bk->count : (long)n;
+  }
   if (bk->layout == THR_LAYOUT_POLYGON) {
     double n = bk->count > 0 ? (double)bk->count : floor(bk->density * region_area(&sc->regions, bk->region) + 0.5);
     if (!(n <= THR_MAX_AGENTS)) {
@@ -437,14 +625,8 @@ static int walkable_at(const thr_scenario *sc, thr_vec2 x) {
 static dart_board board_of(const thr_scenario *sc, const thr_block *bk) {
   dart_board d = {bk->min, bk->max, NULL, 0};
   if (bk->layout != THR_LAYOUT_POLYGON) return d;
-  const thr_polyset *ps = &sc->regions;
-  int r = ps->poly_first[bk->region];
-  d.min = d.max = ps->verts[ps->ring_first[r]];
-  for (int v = ps->ring_first[r]; v < ps->ring_first[r + 1]; ++v) {
-    d.min = v2(fminf(d.min.x, ps->verts[v].x), fminf(d.min.y, ps->verts[v].y));
-    d.max = v2(fmaxf(d.max.x, ps->verts[v].x), fmaxf(d.max.y, ps->verts[v].y));
-  }
-  d.region = ps;
+  region_box(&sc->regions, bk->region, &d.min, &d.max);
+  d.region = &sc->regions;
   d.poly = bk->region;
   return d;
 }
@@ -714,9 +896,80 @@ void thr_populate_agent(const thr_scenario *sc, const thr_world *w, int block, u
   set_route(w, sc, bk, r);
 }
 
+/* Overlapping agents k and o of a block: the message, with what to change. */
+static int overlap_error(const thr_scenario *sc, int b, uint32_t first_id, const lattice *l, const float *radius,
+                         long k, long o, char *err, size_t errlen) {
+  const thr_block *bk = &sc->blocks[b];
+  char msg[768], hint[192];
+  double d = hypot(l->x[k] - l->x[o], l->y[k] - l->y[o]);
+  if (bk->layout == THR_LAYOUT_POINTS)
+    snprintf(hint, sizeof hint, "points %ld and %ld of the block (counting from 0) are too close; move them apart, "
+             "raise scale or lower agent_radius", o, k);
+  else
+    snprintf(hint, sizeof hint, "raise spacing or lower agent_radius");
+  snprintf(msg, sizeof msg,
+           "agent %u at (%g, %g) overlaps agent %u at (%g, %g): %.4g m apart, closer than their contact distance "
+           "%.4g m ((%g + %g) x model.radius_scale %g); %s",
+           first_id + (uint32_t)k, l->x[k], l->y[k], first_id + (uint32_t)o, l->x[o], l->y[o], d,
+           ((double)radius[k] + radius[o]) * sc->prm.radius_scale, (double)radius[k], (double)radius[o],
+           (double)sc->prm.radius_scale, hint);
+  block_error(sc, b, err, errlen, msg);
+  return -1;
+}
+
+/* No two of a block's given positions (layout points, a region's lattice)
+ * may overlap: closer than their contact distance (r_i + r_j) x
+ * model.radius_scale, as the random layouts keep them (before jitter).
+ * Cells at least one contact distance wide hold the points seen so far; a
+ * point meets only those of its own and the 8 cells around. */
+static int check_overlaps(const thr_scenario *sc, int b, uint32_t first_id, const lattice *l, char *err,
+                          size_t errlen) {
+  long n = (long)l->n;
+  if (n < 2) return 0;
+  float *radius = malloc((size_t)n * sizeof *radius);
+  long *next = malloc((size_t)n * sizeof *next), *head = NULL;
+  double rmax = 0.0, x0 = l->x[0], y0 = l->y[0], x1 = x0, y1 = y0;
+  for (long k = 0; radius && k < n; ++k) {
+    radius[k] = draw_radius(sc, &sc->blocks[b], first_id + (uint32_t)k);
+    rmax = fmax(rmax, radius[k]);
+    x0 = fmin(x0, l->x[k]), x1 = fmax(x1, l->x[k]), y0 = fmin(y0, l->y[k]), y1 = fmax(y1, l->y[k]);
+  }
+  double cs = fmax(2.0 * rmax * sc->prm.radius_scale, 1e-9);
+  /* wider cells for a sparse set: a few cells per point, not per square metre */
+  while ((floor((x1 - x0) / cs) + 1.0) * (floor((y1 - y0) / cs) + 1.0) > 2.0 * (double)n + 16.0) cs *= 2.0;
+  long ncx = (long)floor((x1 - x0) / cs) + 1, ncy = (long)floor((y1 - y0) / cs) + 1;
+  if (radius && next) head = malloc((size_t)(ncx * ncy) * sizeof *head);
+  int rc = head ? 0 : out_of_memory(sc, b, (size_t)n, err, errlen);
+  for (long c = 0; !rc && c < ncx * ncy; ++c) head[c] = -1;
+  for (long k = 0; k < n && !rc; ++k) {
+    long cx = (long)floor((l->x[k] - x0) / cs), cy = (long)floor((l->y[k] - y0) / cs);
+    for (long yy = cy - 1; yy <= cy + 1 && !rc; ++yy)
+      for (long xx = cx - 1; xx <= cx + 1 && !rc; ++xx) {
+        if (xx < 0 || yy < 0 || xx >= ncx || yy >= ncy) continue;
+        for (long o = head[yy * ncx + xx]; o >= 0 && !rc; o = next[o]) {
+          double dx = l->x[k] - l->x[o], dy = l->y[k] - l->y[o];
+          double md = ((double)radius[k] + radius[o]) * sc->prm.radius_scale;
+          if (dx * dx + dy * dy < md * md) rc = overlap_error(sc, b, first_id, l, radius, k, o, err, errlen);
+        }
+      }
+    next[k] = head[cy * ncx + cx];
+    head[cy * ncx + cx] = k;
+  }
+  free(radius);
+  free(next);
+  free(head);
+  return rc;
+}
+
 /* The positions of block b (first id next_id). */
 static int block_positions(const thr_scenario *sc, int b, uint32_t next_id, lattice *l, char *err, size_t errlen) {
   const thr_block *bk = &sc->blocks[b];
+  if (bk->layout == THR_LAYOUT_POINTS || is_region_lattice(bk)) {
+    if (block_points(sc, b, l, err, errlen)) return -1;
+    if (!check_overlaps(sc, b, next_id, l, err, errlen)) return 0;
+    lattice_free(l);
+    return -1;
+  }
   if (bk->layout != THR_LAYOUT_RANDOM && bk->layout != THR_LAYOUT_POLYGON) return block_points(sc, b, l, err, errlen);
   double positions;
   long n = block_count(sc, b, &positions, err, errlen);

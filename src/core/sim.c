@@ -6,6 +6,7 @@
 
 #include "decomp/decomp.h"
 #include "evac.h"
+#include "formations.h"
 #include "populate.h"
 #include "routes.h"
 
@@ -58,7 +59,8 @@ static void plan_passes(thr_sim *s) {
     s->forwards[k] = thr_pass_forwards(k, &s->prm);
     if (thr_pass_stage(k) == THR_STAGE_SOLVER && thr_pass_enabled(k, &s->prm))
       s->solver_passes[s->n_solver_passes++] = k;
-    if (thr_pass_stage(k) == THR_STAGE_PLAN && thr_pass_enabled(k, &s->prm))
+    int stage = thr_pass_stage(k);
+    if ((stage == THR_STAGE_BEHAVIOUR || stage == THR_STAGE_PLAN) && thr_pass_enabled(k, &s->prm))
       s->plan_passes[s->n_plan_passes++] = k;
   }
 }
@@ -89,6 +91,7 @@ int thr_sim_init_from(thr_sim *s, const thr_scenario *sc, const char *backend, c
   MPI_Comm_rank(comm, &s->rank);
   MPI_Comm_size(comm, &s->nranks);
   s->prm = sc->prm;
+  s->prm.fm_k_it = thr_formation_iteration_stiffness(s->prm.fm_stiffness, s->prm.solver_iterations);
   s->seed = sc->seed;
   plan_passes(s);
   if (thr_world_init(&s->world, sc, &s->prm, thr_scenario_max_radius(sc), err, errlen)) return -1;
@@ -118,6 +121,11 @@ int thr_sim_init_from(thr_sim *s, const thr_scenario *sc, const char *backend, c
   } else if (thr_populate(sc, &s->world, &s->prm, keep_owned, s->dc, &owned, err, errlen)) {
     thr_agents_free(&owned);
     return -1;
+  }
+  int frc = thr_formations_create(&s->forms, sc, src ? NULL : &owned, comm, err, errlen);
+  if (frc) {
+    thr_agents_free(&owned);
+    return frc;
   }
   if (thr_world_set_window(&s->world, thr_decomp_window(s->dc), &s->prm)) {
     snprintf(err, errlen, "out of memory building obstacle lists");
@@ -152,6 +160,7 @@ int thr_sim_init_from(thr_sim *s, const thr_scenario *sc, const char *backend, c
 
 void thr_sim_free(thr_sim *s) {
   thr_evac_free(s->evac);
+  thr_formations_free(s->forms);
   thr_decomp_free(s->dc); /* first: its NCCL communicator uses the backend's device */
   if (s->be) s->be->ops->destroy(s->be);
   thr_world_free(&s->world);
@@ -186,6 +195,12 @@ void thr_sim_step(thr_sim *s) {
   thr_backend *b = s->be;
   const thr_params *prm = &s->prm;
   long n_start = s->n_global;
+
+  /* the formations move on their paths first (004's Algorithm 1 lines 2-3) */
+  if (s->forms) {
+    thr_formations_advance(s->forms, prm->dt);
+    if (B->set_formations(b, s->forms->state, s->forms->n)) thr_backend_fail(b, "%s", b->error);
+  }
 
   /* plan and predict (Algorithm 1 lines 1-5) */
   PHASE(s, THR_PHASE_PREDICT, B->predict(b, (float)((double)s->step * prm->dt)));
@@ -268,6 +283,18 @@ void thr_sim_measure(thr_sim *s, thr_metrics *m) {
   m->max_overlap_ratio = maxes[1];
   m->max_wall_overlap = maxes[2];
   s->timers.t[THR_PHASE_METRICS] += MPI_Wtime() - t0;
+}
+
+void thr_sim_measure_formations(thr_sim *s, int64_t *sq_q, int64_t *broken) {
+  int n = s->forms->n;
+  memset(sq_q, 0, (size_t)n * sizeof *sq_q);
+  memset(broken, 0, (size_t)n * sizeof *broken);
+  /* this step's state (also before the first step, or after a restart) */
+  if (s->be->ops->set_formations(s->be, s->forms->state, n) ||
+      s->be->ops->formation_measure(s->be, n, sq_q, broken))
+    thr_backend_fail(s->be, "%s", s->be->error);
+  MPI_Allreduce(MPI_IN_PLACE, sq_q, n, MPI_INT64_T, MPI_SUM, s->comm);
+  MPI_Allreduce(MPI_IN_PLACE, broken, n, MPI_INT64_T, MPI_SUM, s->comm);
 }
 
 static const uint32_t *sort_ids;

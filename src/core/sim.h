@@ -34,6 +34,7 @@ typedef struct thr_sim {
   thr_backend *be;
   struct thr_decomp *dc; /* domain decomposition (decomp/) */
   struct thr_evac *evac; /* exits, journeys, sources (core/evac.c); NULL without */
+  struct thr_formations *forms; /* group formations (core/formations.c); NULL without */
   long step;
   long n_global; /* agents in the whole simulation now (exits remove, sources add) */
   long n_initial; /* ... at the start */
@@ -45,7 +46,7 @@ typedef struct thr_sim {
   /* from the pass table and the parameters, once */
   int solver_passes[THR_PASS_COUNT]; /* the enabled SOLVER passes, in table order */
   int n_solver_passes;
-  int plan_passes[THR_PASS_COUNT]; /* the enabled PLAN passes, in table order */
+  int plan_passes[THR_PASS_COUNT]; /* the enabled BEHAVIOUR and PLAN passes, in table order */
   int n_plan_passes;
   thr_field_mask forwards[THR_PASS_COUNT]; /* fields forwarded to ghosts after each pass */
 } thr_sim;
@@ -93,6 +94,11 @@ int thr_sim_check(thr_sim *s, int wait, int signal, thr_health *h);
 
 /* Metrics of the current state, reduced over ranks. Collective. */
 void thr_sim_measure(thr_sim *s, thr_metrics *m);
+
+/* Per formation (s->forms->n of them), summed over ranks: the squared
+ * distances of its agents to their SRDs in units of THR_SPEED_QUANTUM m^2,
+ * and how many hold no formation now. Collective. */
+void thr_sim_measure_formations(thr_sim *s, int64_t *sq_q, int64_t *broken);
 
 /* All agents sorted by id on rank 0 (other ranks get n = 0). Collective. */
 int thr_sim_gather(thr_sim *s, thr_agents *all);

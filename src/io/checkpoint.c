@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "base/blob.h"
+#include "core/formations.h"
 #include "build_info.h"
 #include "core/evac.h"
 #include "schema.h"
@@ -194,6 +195,11 @@ static int write_state(thr_h5 *h, thr_sim *s, thr_measure *m, const thr_evac_out
   thr_blob_init(&b);
   if (s->evac && s->rank == 0) thr_evac_pack(s->evac, &b);
   int rc = write_blob(h, "state/evacuation", &b);
+  thr_blob_free(&b);
+  if (rc) return -1;
+  thr_blob_init(&b);
+  if (s->rank == 0) thr_formations_pack(s->forms, &b);
+  rc = write_blob(h, "state/formations", &b);
   thr_blob_free(&b);
   if (rc) return -1;
   thr_blob_init(&b);
@@ -516,6 +522,12 @@ int thr_checkpoint_restore_sim(thr_checkpoint *c, thr_sim *s, char *err, size_t 
     thr_blob b;
     rc = read_blob(c, "state/evacuation", &b, err, errlen);
     if (!rc && thr_evac_unpack(s->evac, &b, err, errlen)) rc = -1;
+    thr_blob_free(&b);
+  }
+  if (!rc && s->forms) {
+    thr_blob b;
+    rc = read_blob(c, "state/formations", &b, err, errlen);
+    if (!rc && thr_formations_unpack(s->forms, &b, err, errlen)) rc = -1;
     thr_blob_free(&b);
   }
   return rc;

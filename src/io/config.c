@@ -832,23 +832,34 @@ static int beside_scenario(cfg *c, const thr_ynode *n, const char *path, const c
   return 0;
 }
 
-/* The file that geometry.walkable_file names, relative to the scenario
- * file's directory: its path into file[size], its text into *text. */
-static int read_wkt_file(cfg *c, const wkt_source *w, char *file, size_t size, char **text) {
-  if (beside_scenario(c, w->node, w->path, w->text, file, size)) return -1;
+/* All of `file` (named by node n, key path `path`) into *text, NUL-terminated;
+ * *len bytes, which may hold NUL bytes of their own. */
+static int read_whole_file(cfg *c, const thr_ynode *n, const char *path, const char *file, char **text,
+                           size_t *len) {
   FILE *f = fopen(file, "rb");
-  size_t len = 0, cap = 4096;
+  size_t got_len = 0, cap = 4096;
   char *buf = f ? malloc(cap) : NULL;
   while (buf && !ferror(f) && !feof(f)) {
-    if (len + 1 == cap && grow(&buf, cap *= 2, 1)) break;
-    len += fread(buf + len, 1, cap - 1 - len, f);
+    if (got_len + 1 == cap && grow(&buf, cap *= 2, 1)) break;
+    got_len += fread(buf + got_len, 1, cap - 1 - got_len, f);
   }
   int bad = !f || !buf || ferror(f) || !feof(f);
   const char *why = !f || ferror(f) ? strerror(errno) : "out of memory";
   if (f) fclose(f);
-  if (bad) return free(buf), fail(c, w->node, w->path, "cannot read '%s': %s", file, why);
-  buf[len] = '\0';
-  *text = buf;
+  if (bad) return free(buf), fail(c, n, path, "cannot read '%s': %s", file, why);
+  buf[got_len] = '\0';
+  *text = buf, *len = got_len;
+  return 0;
+}
+
+/* The file that geometry.walkable_file names, relative to the scenario
+ * file's directory: its path into file[size], its text into *text. */
+static int read_wkt_file(cfg *c, const wkt_source *w, char *file, size_t size, char **text) {
+  size_t len;
+  if (beside_scenario(c, w->node, w->path, w->text, file, size) ||
+      read_whole_file(c, w->node, w->path, file, text, &len))
+    return -1;
+  char *buf = *text;
   if (strlen(buf) < len) {
     wkt_source in_file = {w->node, w->path, buf, file};
     return wkt_fail(c, &in_file, strlen(buf), "a NUL byte is not allowed in a WKT file");
@@ -1599,16 +1610,158 @@ static int read_grid(cfg *c, const thr_ynode *blk, const char *path, thr_block *
 }
 
 /* layout polygon: the spawn region (one of the scenario's regions) and
- * count or density. */
+ * count or density (random points), or spacing (the lattice points inside
+ * the region: all of them, or the first count). */
 static int read_spawn_region(cfg *c, const thr_ynode *blk, const char *path, thr_block *b) {
   char p[PATH_LEN];
+  const thr_ynode *spacing = thr_ymap_get(blk, "spacing");
   int count = thr_ymap_get(blk, "count") != NULL, density = thr_ymap_get(blk, "density") != NULL;
+  if (spacing && density)
+    return fail(c, thr_ymap_key(blk, "density"), path,
+                "density does not apply with spacing (the lattice decides how many agents fit); give spacing "
+                "(and count, to take the first count lattice points) or density");
   if (count && density) return fail(c, thr_ymap_key(blk, "density"), path, "give count or density, not both");
-  if (!count && !density) return fail(c, blk, path, "layout 'polygon' needs count or density");
+  if (!count && !density && !spacing) return fail(c, blk, path, "layout 'polygon' needs count, density or spacing");
   if (read_key(c, blk, path, "density", b)) return -1;
+  if (spacing && read_spacing(c, spacing, subkey(p, path, "spacing"), b)) return -1;
   b->region = c->sc->regions.n_polys;
   return read_polygon(c, thr_ymap_get(blk, "polygon"), subkey(p, path, "polygon"), "the spawn region", b->line,
                       &c->sc->regions);
+}
+
+/* ---- layout points: a list or a CSV file ---------------------------------- */
+
+/* Points read so far, growing. */
+typedef struct point_buf {
+  thr_vec2 *v;
+  int n, cap;
+} point_buf;
+
+static int push_point(point_buf *pb, thr_vec2 p) {
+  if (pb->n == pb->cap) {
+    if (pb->cap > INT_MAX / 2) return -1;
+    int cap = pb->cap ? 2 * pb->cap : 64;
+    if (grow(&pb->v, (size_t)cap, sizeof *pb->v)) return -1;
+    pb->cap = cap;
+  }
+  pb->v[pb->n++] = p;
+  return 0;
+}
+
+/* A field of a points file: 1 a finite number (as a float), 0 not a number,
+ * -1 a number that is not finite. */
+static int csv_number(char *field, float *out) {
+  double v;
+  if (parse_number(field, &v) != 1) return 0;
+  if (!isfinite(v) || !isfinite((float)v)) return -1;
+  *out = (float)v;
+  return 1;
+}
+
+/* What a line of a points file holds. */
+enum { CSV_BAD = -1, CSV_BLANK, CSV_POINT, CSV_HEADER };
+
+/* One line of a points file, its comment cut: blank, a point into *p, a
+ * header (only the first line with content, when no field of it is a
+ * number: "x,y"), or bad, with what is wrong in why. */
+static int csv_line(char *s, int first, thr_vec2 *p, char *why, size_t len) {
+  char *hash = strchr(s, '#');
+  if (hash) *hash = '\0';
+  s[strcspn(s, "\r")] = '\0';
+  s = trim(s);
+  if (!*s) return CSV_BLANK;
+  int fields = 1;
+  for (const char *t = s; *t; ++t) fields += *t == ',';
+  char *comma = strchr(s, ',');
+  if (comma) *comma = '\0';
+  char *xs = trim(s), *ys = comma ? trim(comma + 1) : NULL;
+  int okx = csv_number(xs, &p->x), oky = fields == 2 ? csv_number(ys, &p->y) : 0;
+  if (first && okx == 0 && (fields == 1 || oky == 0)) return CSV_HEADER;
+  if (fields != 2) {
+    snprintf(why, len, "expected two numbers 'x, y' separated by a comma, got %d field%s", fields,
+             fields == 1 ? "" : "s");
+    return CSV_BAD;
+  }
+  const char *bad = okx != 1 ? xs : oky != 1 ? ys : NULL;
+  if (!bad) return CSV_POINT;
+  snprintf(why, len, "%s '%.40s' is not a %snumber", bad == xs ? "x" : "y", bad,
+           (bad == xs ? okx : oky) < 0 ? "finite " : "");
+  return CSV_BAD;
+}
+
+/* The points of a CSV file (text, from `file`): x,y per line, an optional
+ * header line, # comments. Problems name the file's line. */
+static int parse_points_file(cfg *c, const thr_ynode *n, const char *path, const char *file, char *text,
+                             point_buf *pb) {
+  char why[160];
+  int first = 1;
+  for (int line = 1; text; ++line) {
+    char *end = strchr(text, '\n');
+    if (end) *end = '\0';
+    thr_vec2 p = {0.0f, 0.0f};
+    int rc = csv_line(text, first, &p, why, sizeof why);
+    if (rc == CSV_BAD) return fail(c, n, path, "%s:%d: %s", file, line, why);
+    if (rc == CSV_POINT && push_point(pb, p))
+      return fail(c, n, path, "%s:%d: too many points (out of memory)", file, line);
+    first = first && rc == CSV_BLANK;
+    text = end ? end + 1 : NULL;
+  }
+  if (!pb->n) return fail(c, n, path, "%s holds no point (a points file needs at least one line 'x, y')", file);
+  return 0;
+}
+
+/* points_file: the file (relative to the scenario file's directory) read and parsed. */
+static int read_points_file(cfg *c, const thr_ynode *n, const char *path, point_buf *pb) {
+  char file[1024];
+  char *text = NULL;
+  size_t len = 0;
+  if (read_string(c, n, path, NULL, 0, 0) ||
+      beside_scenario(c, n, path, thr_ynode_is_null(n) ? "" : n->text, file, sizeof file) ||
+      read_whole_file(c, n, path, file, &text, &len))
+    return -1;
+  int rc = 0;
+  if (strlen(text) < len) {
+    int line, col;
+    thr_text_line_col(text, strlen(text), &line, &col);
+    rc = fail(c, n, path, "%s:%d: a NUL byte is not allowed in a points file", file, line);
+  }
+  if (!rc) rc = parse_points_file(c, n, path, file, text, pb);
+  free(text);
+  return rc;
+}
+
+/* The block's points onto the scenario's layout_points. */
+static int keep_points(cfg *c, const thr_ynode *at, const char *path, const point_buf *pb, thr_block *b) {
+  thr_scenario *sc = c->sc;
+  if (sc->n_layout_points > INT_MAX - pb->n ||
+      grow(&sc->layout_points, (size_t)sc->n_layout_points + (size_t)pb->n, sizeof *sc->layout_points))
+    return fail(c, at, path, "out of memory");
+  memcpy(sc->layout_points + sc->n_layout_points, pb->v, (size_t)pb->n * sizeof *pb->v);
+  b->points_first = sc->n_layout_points, b->n_points = pb->n;
+  sc->n_layout_points += pb->n;
+  return 0;
+}
+
+/* layout points: the points (a list, or points_file), scale and offset;
+ * the points are kept as given (core/populate.c scales and offsets them).
+ * A count, if given, must be the number of points. */
+static int read_layout_points(cfg *c, const thr_ynode *blk, const char *path, thr_block *b) {
+  char p[PATH_LEN], q[PATH_LEN];
+  int which = 0;
+  point_buf pb = {0};
+  if (pick_one(c, blk, path, &which) || read_key(c, blk, path, "scale", b) || read_key(c, blk, path, "offset", b))
+    return -1;
+  const char *key = blk->keys[which]->text;
+  const thr_ynode *v = blk->items[which], *count = thr_ymap_get(blk, "count");
+  subkey(p, path, key);
+  int rc = !strcmp(key, "points") ? read_points(c, v, p, 0, &pb.v, &pb.n) : read_points_file(c, v, p, &pb);
+  if (!rc && count && b->count != pb.n)
+    rc = fail(c, count, subkey(q, path, "count"),
+              "count %ld does not match the %d point%s that %s gives (leave count out, or give %d)", b->count, pb.n,
+              pb.n == 1 ? "" : "s", key, pb.n);
+  if (!rc) rc = keep_points(c, v, p, &pb, b);
+  free(pb.v);
+  return rc;
 }
 
 /* Geometry and counts, by layout (check_form_keys has refused the keys the
@@ -1637,6 +1790,7 @@ static int read_placement(cfg *c, const thr_ynode *blk, const char *path, thr_bl
     if (v && read_spacing(c, v, subkey(p, path, "spacing"), b)) return -1;
   }
   if (L == THR_LAYOUT_POLYGON) return read_spawn_region(c, blk, path, b);
+  if (L == THR_LAYOUT_POINTS) return read_layout_points(c, blk, path, b);
   return L == THR_LAYOUT_GRID ? read_grid(c, blk, path, b) : 0;
 }
 
@@ -2133,6 +2287,53 @@ static int read_catalyst(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
+/* ---- formations ------------------------------------------------------------- */
+
+static int read_formation(cfg *c, const thr_ynode *item, const char *path, int i) {
+  char p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_formation_def *d = &sc->formations[i];
+  apply_defaults(THR_AT_FORMATION, d);
+  d->line = item_line(item);
+  if (item_map(c, item, path, "a map {group: G, path: [[x, y], ...]}") || need_keys(c, item, path, -1) ||
+      read_fields(c, item, path, d) ||
+      read_points(c, thr_ymap_get(item, "path"), subkey(p, path, "path"), 0, &d->path, &d->n_path))
+    return -1;
+  for (int k = 0; k < i; ++k)
+    if (sc->formations[k].group == d->group)
+      return fail(c, thr_ymap_get(item, "group"), subkey(p, path, "group"),
+                  "group %d already has a formation (formations.groups[%d], line %d)", d->group, k,
+                  sc->formations[k].line);
+  for (int b = 0; b < sc->n_blocks; ++b) {
+    const thr_block *bk = &sc->blocks[b];
+    if (bk->group != d->group) continue;
+    const char *what = bk->source ? "appears from a source" : bk->route_kind != THR_ROUTE_GOALS ? "has an exit or journey"
+                       : bk->goal_kind != THR_BGOAL_NONE ? "has a goal" : NULL;
+    if (what)
+      return fail(c, thr_ymap_get(item, "group"), subkey(p, path, "group"),
+                  "agent block '%s' (line %d) of group %d %s; a formation's agents follow its path (give the block "
+                  "another group or drop that key)", bk->name, bk->line, d->group, what);
+  }
+  return 0;
+}
+
+/* formations (its scalar keys are read with the sections). */
+static int read_formations(cfg *c, const thr_ynode *root) {
+  char q[PATH_LEN];
+  const thr_ynode *m = thr_ymap_get(root, "formations"), *list;
+  if (!m || m->kind != THR_Y_MAP) return 0;
+  if (list_at(c, m, "groups", "formations.groups", "formations ({group: G, path: [[x, y], ...]})", &list)) return -1;
+  if (!list || !list->n) return 0;
+  if (!(c->sc->formations = calloc((size_t)list->n, sizeof *c->sc->formations)))
+    return fail(c, list, "formations.groups", "out of memory");
+  for (int i = 0; i < list->n; ++i) {
+    c->sc->n_formations = i + 1;
+    if (read_formation(c, list->items[i], subindex(q, "formations.groups", i), i)) return -1;
+  }
+  c->sc->prm.formation_on = 1;
+  return 0;
+}
+
 /* What the key table's ranges cannot say about output keys. */
 static int check_output(cfg *c, const thr_ynode *root) {
   const thr_ynode *o = thr_ymap_get(root, "output");
@@ -2161,7 +2362,8 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
   if (read_goals(c, root) || read_obstacles(c, root) || read_exits(c, root) || read_stages(c, root) ||
       read_journeys(c, root))
     return -1;
-  return read_agents(c, root) || read_sources(c, root) || read_measurement(c, root) || check_output(c, root) ||
+  return read_agents(c, root) || read_sources(c, root) || read_formations(c, root) || read_measurement(c, root) ||
+                 check_output(c, root) ||
                  read_catalyst(c, root) ||
                  add_walls(c)
              ? -1

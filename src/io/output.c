@@ -1,10 +1,13 @@
 #define _XOPEN_SOURCE 700
 #include "output.h"
 
+#include "core/formations.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -351,8 +354,29 @@ int thr_output_trajectory(thr_output *o, long step, double time, const thr_agent
   return write_series(o, err, errlen);
 }
 
+int thr_output_open_formations(thr_output *o, char *err, size_t errlen) {
+  if (thr_stream_open(&o->formations, o->formations_path, o->dir, "formations.csv", err, errlen)) return -1;
+  fprintf(o->formations, "step,time,formation,group,agents,rms_error,broken,waypoint,arrived,x,y\n");
+  return thr_stream_check(o->formations, o->formations_path, err, errlen);
+}
+
+int thr_output_formations(thr_output *o, long step, double time, const thr_formations *fm, const int64_t *sq_q,
+                          const int64_t *broken, char *err, size_t errlen) {
+  if (!o->formations) return 0;
+  errno = 0;
+  for (int k = 0; k < fm->n; ++k) {
+    double rms = fm->members[k] ? sqrt((double)sq_q[k] * THR_SPEED_QUANTUM / (double)fm->members[k]) : 0.0;
+    fprintf(o->formations, "%ld,%.6f,%d,%d,%ld,%.6f,%lld,%d,%d,%.6f,%.6f\n", step, time, k, fm->group[k],
+            fm->members[k], rms, (long long)broken[k], fm->path[k].waypoint, fm->path[k].arrived,
+            (double)fm->state[k].pos.x, (double)fm->state[k].pos.y);
+  }
+  return thr_stream_check(o->formations, o->formations_path, err, errlen);
+}
+
 int thr_output_close(thr_output *o, char *err, size_t errlen) {
   int rc = thr_stream_close(&o->metrics, o->metrics_path, err, errlen);
+  int frc = thr_stream_close(&o->formations, o->formations_path, rc ? NULL : err, rc ? 0 : errlen);
+  rc = rc ? rc : frc;
   free(o->frame_step);
   free(o->frame_time);
   memset(o, 0, sizeof *o);

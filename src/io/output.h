@@ -26,6 +26,8 @@ typedef struct thr_output {
   char dir[THR_PATH_MAX];
   FILE *metrics;
   char metrics_path[THR_PATH_MAX];
+  FILE *formations; /* formations.csv (thr_output_open_formations) */
+  char formations_path[THR_PATH_MAX];
   int trajectory; /* write trajectory frames */
   long n_frames;
   long frame_cap;
@@ -45,6 +47,11 @@ int thr_output_check_paths(const char *dir, int overwrite, const char *final_sta
 /* Create `dir` (and parents) and open the enabled outputs. */
 int thr_output_open(thr_output *o, const char *dir, int metrics, int trajectory, char *err, size_t errlen);
 int thr_output_metrics(thr_output *o, const thr_metrics *m, char *err, size_t errlen);
+/* formations.csv: a row per formation at each metrics step (sq_q, broken:
+ * thr_sim_measure_formations). */
+int thr_output_open_formations(thr_output *o, char *err, size_t errlen);
+int thr_output_formations(thr_output *o, long step, double time, const struct thr_formations *fm,
+                          const int64_t *sq_q, const int64_t *broken, char *err, size_t errlen);
 int thr_output_trajectory(thr_output *o, long step, double time, const thr_agents *all, char *err, size_t errlen);
 /* Close the outputs; -1 with a message when the last data could not be
  * written. */

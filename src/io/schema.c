@@ -21,6 +21,7 @@
 #define BLK(member, ctype) FIELD(BLOCK, thr_block, member, ctype)
 #define STG(member, ctype) FIELD(STAGE, thr_stage_def, member, ctype)
 #define SRC(member, ctype) FIELD(SOURCE, thr_source_def, member, ctype)
+#define FRM(member, ctype) FIELD(FORMATION, thr_formation_def, member, ctype)
 #define VALUE(type, ctype) .field = {THR_AT_VALUE, THR_C_##ctype, 0, sizeof(type)}
 
 /* agents[] keys that only some layouts take */
@@ -30,7 +31,8 @@
 #define ELLIPSE (1u << THR_LAYOUT_ELLIPSE)
 #define CIRCLE (1u << THR_LAYOUT_CIRCLE)
 #define POLYGON_LAYOUT (1u << THR_LAYOUT_POLYGON)
-#define ALL_LAYOUTS (GRID | RANDOM | DISK | ELLIPSE | CIRCLE | POLYGON_LAYOUT)
+#define POINTS_LAYOUT (1u << THR_LAYOUT_POINTS)
+#define ALL_LAYOUTS (GRID | RANDOM | DISK | ELLIPSE | CIRCLE | POLYGON_LAYOUT | POINTS_LAYOUT)
 
 /* stages[] keys that only some kinds take */
 #define WAYPOINT (1u << THR_STAGE_WAYPOINT)
@@ -280,7 +282,7 @@ const thr_key thr_schema[] = {
     {.path = "agents[].name", .type = STRING, .range = NONEMPTY, BLK(name, CHARS), .def_note = "`block<N>`",
      .meaning = "label used in messages and in `throng check`"},
     {.path = "agents[].layout", .type = CHOICE, .flags = REQUIRED,
-     .choices = "grid, random, disk, ellipse, circle, polygon",
+     .choices = "grid, random, disk, ellipse, circle, polygon, points",
      BLK(layout, INT), .meaning = "how agents are placed"},
     {.path = "agents[].min", .type = POINT, .flags = REQUIRED, .forms = GRID | RANDOM, BLK(min, VEC2),
      .meaning = "lower-left corner of the rectangle to fill"},
@@ -294,16 +296,27 @@ const thr_key thr_schema[] = {
      .meaning = "semi-axes (a, b)"},
     {.path = "agents[].polygon", .type = POINTS, .flags = REQUIRED, .min_items = 3, .forms = POLYGON_LAYOUT,
      .meaning = "the spawn region, inside the walkable area (the first point is not repeated)"},
+    {.path = "agents[].points", .type = POINTS, .flags = ONE_OF, .min_items = 1, .forms = POINTS_LAYOUT,
+     .meaning = "one agent per point [[x, y], ...], in list order; give `points` or `points_file`"},
+    {.path = "agents[].points_file", .type = STRING, .flags = ONE_OF, .forms = POINTS_LAYOUT,
+     .meaning = "a CSV file of the points, one `x,y` per line (an optional header line, `#` comments), relative to "
+                "the scenario file's directory"},
+    {.path = "agents[].scale", .type = NUMBER, .range = GT0, .def = "1", .forms = POINTS_LAYOUT,
+     BLK(points_scale, FLOAT), .meaning = "each point p places its agent at `offset` + `scale` × p"},
+    {.path = "agents[].offset", .type = POINT, .def_note = "[0, 0]", .forms = POINTS_LAYOUT,
+     BLK(points_offset, VEC2), .meaning = "added to every scaled point [m]"},
     {.path = "agents[].rows", .type = INTEGER, .range = GT0, .forms = GRID, BLK(rows, INT),
      .meaning = "lattice rows, with `cols` (points spread evenly over the rectangle)"},
     {.path = "agents[].cols", .type = INTEGER, .range = GT0, .forms = GRID, BLK(cols, INT),
      .meaning = "lattice columns, with `rows`"},
-    {.path = "agents[].spacing", .type = NUMBER_OR_POINT, .range = GT0, .forms = GRID | DISK | ELLIPSE,
-     .def_note = "see below", .meaning = "lattice spacing, one number for both directions or [x, y]"},
+    {.path = "agents[].spacing", .type = NUMBER_OR_POINT, .range = GT0,
+     .forms = GRID | DISK | ELLIPSE | POLYGON_LAYOUT, .def_note = "see below",
+     .meaning = "lattice spacing, one number for both directions or [x, y] (polygon: the agents are the lattice "
+                "points inside the region; see below)"},
     {.path = "agents[].count", .type = INTEGER, .range = GT0, .forms = ALL_LAYOUTS, BLK(count, LONG),
      .def_note = "see below", .meaning = "number of agents"},
     {.path = "agents[].density", .type = NUMBER, .range = GT0, .forms = POLYGON_LAYOUT, BLK(density, FLOAT),
-     .meaning = "agents per m² of the region, instead of `count`"},
+     .meaning = "agents per m² of the region, instead of `count`; not with `spacing`"},
     {.path = "agents[].jitter", .type = NUMBER, .range = GE0, .def = "0", BLK(jitter, FLOAT),
      .meaning = "each coordinate displaced by a uniform draw in [−jitter, jitter]"},
     {.path = "agents[].speed", .type = NUMBER_OR_MAP, .range = GE0, .flags = PROPERTY,
@@ -377,6 +390,42 @@ const thr_key thr_schema[] = {
     {.path = "sources[].agents", .type = MAP, .like = "agents[]",
      .meaning = "the agents' properties, as in an agent block: speed, agent_radius, mass, group, goal, premovement, "
                 "exit, journey"},
+
+    {.path = "formations", .type = MAP,
+     .meaning = "group formations with Short Range Destinations (Son & Sung 2024; docs/formations.md): the agents "
+                "of a group walk a path holding the shape of their start positions"},
+    {.path = "formations.groups", .type = LIST, .def_note = "empty",
+     .meaning = "the formations, one per agent group"},
+    {.path = "formations.groups[].group", .type = INTEGER, .range = GE0, .flags = REQUIRED, FRM(group, INT),
+     .meaning = "the agents with this `agents[].group` form it; their start positions are the shape"},
+    {.path = "formations.groups[].path", .type = POINTS, .flags = REQUIRED, .min_items = 1,
+     .meaning = "the drawn path [[x, y], ...]; the group starts at the point nearest its centroid and stops on "
+                "the last"},
+    {.path = "formations.groups[].speed", .type = NUMBER, .range = GT0, .def = "1.2", FRM(speed, FLOAT),
+     .meaning = "group speed ω [m/s]; below the agents' speeds, so that they can catch up"},
+    {.path = "formations.groups[].min_spacing", .type = NUMBER, .range = GE0, .def = "0.5", FRM(min_spacing, FLOAT),
+     .meaning = "path points closer than this to the last kept one are dropped [m]"},
+    {.path = "formations.groups[].waypoint_radius", .type = NUMBER, .range = GE0, .def = "0.5",
+     FRM(waypoint_radius, FLOAT),
+     .meaning = "the group turns to the next point within this distance of the current one [m]"},
+    {.path = "formations.stiffness", .type = NUMBER, .range = UNIT, .def = "0.5", PRM(fm_stiffness, FLOAT),
+     .meaning = "fraction k_f of the gap to its SRD an agent closes per step (whatever solver.iterations)"},
+    {.path = "formations.cap", .type = BOOL, .def = "true", PRM(fm_cap, INT),
+     .meaning = "an agent moves towards its SRD at most at its own speed (false with stiffness 1: the paper's "
+                "literal projection, a jump onto the SRD)"},
+    {.path = "formations.lookahead_rings", .type = INTEGER, .range = GE0, .def = "1", PRM(fm_lookahead, INT),
+     .meaning = "an agent drops its formation while an agent of another group is in a grid cell within this many "
+                "rings of its own (0: its own cell, the paper's eq. 9)"},
+    {.path = "formations.restore_delay", .type = INTEGER, .range = GE0, .def = "0", PRM(fm_restore_delay, INT),
+     .meaning = "steps the cells must stay clear before the formation is taken back"},
+    {.path = "formations.steering", .type = CHOICE, .choices = "pursuit, literal, off", .def = "pursuit",
+     PRM(steer_mode, INT),
+     .meaning = "seek steering after the velocity update: pursuit of the moving SRD, the paper's eq. 10 "
+                "(sign fixed), or none"},
+    {.path = "formations.steering_time", .type = NUMBER, .range = GT0, .def = "0.5", PRM(steer_time, FLOAT),
+     .meaning = "pursuit: time to close the gap to the SRD [s]"},
+    {.path = "formations.steering_accel", .type = NUMBER, .range = GT0, .def = "3.0", PRM(steer_accel, FLOAT),
+     .meaning = "pursuit: largest change of velocity per second [m/s²]"},
 
     {.path = "measurement", .type = MAP, .meaning = "what a run measures: areas, lines, maps"},
     {.path = "measurement.areas", .type = LIST, .def_note = "empty",

@@ -50,7 +50,7 @@ enum thr_key_flag {
  * (thr_block, thr_stage_def, thr_source_def), or a variable of the field's
  * C type of its own (a value the scenario keeps in no struct, such as the
  * depth of an exit, which becomes the exit's polygon). */
-enum thr_at { THR_AT_NONE, THR_AT_SCENARIO, THR_AT_PARAMS, THR_AT_BLOCK, THR_AT_STAGE, THR_AT_SOURCE, THR_AT_VALUE };
+enum thr_at { THR_AT_NONE, THR_AT_SCENARIO, THR_AT_PARAMS, THR_AT_BLOCK, THR_AT_STAGE, THR_AT_SOURCE, THR_AT_FORMATION, THR_AT_VALUE };
 
 /* The C type of a field. */
 enum thr_ctype { THR_C_NONE, THR_C_FLOAT, THR_C_INT, THR_C_LONG, THR_C_U64, THR_C_VEC2, THR_C_CHARS };

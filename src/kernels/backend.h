@@ -92,6 +92,10 @@ typedef struct thr_backend_ops {
   int (*view_begin)(thr_backend *b, thr_field_mask mask);
   int (*view_end)(thr_backend *b, thr_agents *view);
 
+  /* The formations' state of the coming step (n of them; the same on every
+   * rank), before predict; kept until the next call. */
+  int (*set_formations)(thr_backend *b, const thr_formation_state *st, int n);
+
   /* The step, in driver order (docs/architecture.md). */
   void (*predict)(thr_backend *b, float time); /* plan, blend, x* (owned); time: the step's start [s] */
   void (*sort_owned)(thr_backend *b);  /* cells from x*, owned agents reordered by (cell, id) */
@@ -100,6 +104,9 @@ typedef struct thr_backend_ops {
    * of the owned agents. */
   void (*pass)(thr_backend *b, int kind, int part);
   void (*measure)(thr_backend *b, thr_metrics_partial *out);
+  /* Add, per formation (n), the owned agents' squared distances to their
+   * SRDs (thr_agent_formation_error) and their count of broken formations. */
+  int (*formation_measure)(thr_backend *b, int n, int64_t *sq_q, int64_t *broken);
   /* Health of the state the FINALIZE pass wrote: the lowest
    * thr_nonfinite_key of an owned agent whose x, x* or v is not finite, or
    * THR_ALL_FINITE. wait = 1: of the last FINALIZE (may synchronise a GPU);

@@ -59,6 +59,7 @@ static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) 
   c.k_longrange = w->k_longrange;
   c.k_xsph = w->k_xsph;
   c.k_headway = w->k_headway;
+  c.k_formation = w->k_formation;
   return c;
 }
 
@@ -104,6 +105,10 @@ static inline void thr_ctx_bind(thr_ctx *c, const thr_agents *a, const int *offs
   c->x = a->x;
   c->p = a->p;
   c->v = a->v;
+  c->formation = a->formation;
+  c->fclear = a->fclear;
+  c->srd = a->srd;
+  c->pref_speed = a->pref_speed;
 }
 
 #endif

@@ -3,9 +3,9 @@
  * docs/decisions/0008-formations.md): the per-agent equations, shared by
  * the CPU loops and the CUDA kernels like physics.h.
  *
- * Status: the equations and their unit tests (tests/unit/test_formation.c);
- * the passes that call them, the scenario keys and the group state are the
- * next step of issue 16 (decision 0008 says where each goes). */
+ * The passes that call them are in passes.h; the group state (one
+ * thr_formation_state per formation, the same on every rank) comes from
+ * core/formations.c. */
 #ifndef THRONG_FORMATION_H
 #define THRONG_FORMATION_H
 
@@ -13,6 +13,16 @@
 
 #include "base/hostdevice.h"
 #include "base/vec2.h"
+
+/* What the kernels know of a formation this step: its position P (the
+ * SRDs are s_i = P + offset_i) and its velocity V / dt. */
+typedef struct thr_formation_state {
+  thr_vec2 pos;
+  thr_vec2 vel;
+} thr_formation_state;
+
+/* formations.steering */
+enum thr_steer_mode { THR_STEER_PURSUIT, THR_STEER_LITERAL, THR_STEER_OFF };
 
 /* ---- eq. 9: degree of congestion of a cell ----------------------------- */
 
@@ -27,6 +37,17 @@ THR_HD int thr_congestion_add(int code, int g) {
   if (code == THR_CELL_EMPTY) return g;
   return code == g ? code : THR_CELL_MIXED;
 }
+
+/* The behaviour decision (spec §2.5): an agent counts the steps its
+ * look-ahead cells have held no agent of another group (0 when they do
+ * now; saturating), and holds its formation while the count exceeds the
+ * restore delay (delay 0: as soon as the cells are clear). */
+#define THR_FCLEAR_MAX (1 << 30)
+THR_HD int thr_formation_clear_next(int clear, int congested) {
+  if (congested) return 0;
+  return clear < THR_FCLEAR_MAX ? clear + 1 : THR_FCLEAR_MAX;
+}
+THR_HD int thr_formation_holds(int clear, int restore_delay) { return clear > restore_delay; }
 
 /* ---- eq. 8: the soft formation constraint ------------------------------ */
 

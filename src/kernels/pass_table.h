@@ -3,7 +3,9 @@
  * THR_PASSES(PASS) calls PASS(NAME, label, stage, agent_fn, enabled, forwards) for
  * each pass, in the order the step runs them:
  *   label     name in timings and profiles
- *   stage     PLAN:      runs once, before the stability iterations: a new
+ *   stage     BEHAVIOUR: runs once, first: agent_fn(c, i) returns the
+ *                        agent's new formation clear-step count (fclear);
+ *             PLAN:      runs once, before the stability iterations: a new
  *                        x*_i from the plan of agent i and its neighbours'
  *                        start-of-step positions (agent_fn(c, a, i) returns it);
  *             STABILITY: contact on x^n, moves x^n and x* (agent_fn returns
@@ -26,8 +28,10 @@
 #include "passes.h"
 
 #define THR_PASSES(PASS)                                                                                     \
+  PASS(FORMATION_STATE, "formation_state", BEHAVIOUR, thr_agent_formation_clear, prm->formation_on, 0)          \
   PASS(HEADWAY, "headway", PLAN, thr_agent_headway, prm->headway_on, THR_FIELD_BIT(P))                       \
   PASS(STABILITY, "stability", STABILITY, thr_agent_stability, 1, THR_FIELD_BIT(X) | THR_FIELD_BIT(P))        \
+  PASS(FORMATION, "formation", SOLVER, thr_agent_formation, prm->formation_on, THR_FIELD_BIT(P))                \
   PASS(LONG_RANGE, "long_range", SOLVER, thr_agent_long_range, prm->longrange_on || prm->avoidance_on,        \
     THR_FIELD_BIT(P))                                                                                     \
   PASS(CONTACT, "contact", SOLVER, thr_agent_contact, prm->contact_on || prm->walls_on, THR_FIELD_BIT(P))    \
@@ -41,8 +45,9 @@ enum thr_pass_kind {
   THR_PASS_COUNT
 };
 
-enum thr_pass_stage { THR_STAGE_PLAN, THR_STAGE_STABILITY, THR_STAGE_SOLVER, THR_STAGE_VELOCITY, THR_STAGE_FINAL };
+enum thr_pass_stage { THR_STAGE_BEHAVIOUR, THR_STAGE_PLAN, THR_STAGE_STABILITY, THR_STAGE_SOLVER, THR_STAGE_VELOCITY, THR_STAGE_FINAL };
 
+#define THR_IF_SOLVER_BEHAVIOUR(...)
 #define THR_IF_SOLVER_PLAN(...)
 #define THR_IF_SOLVER_STABILITY(...)
 #define THR_IF_SOLVER_SOLVER(...) __VA_ARGS__
@@ -60,6 +65,7 @@ THR_HD thr_vec2 thr_pass_solver_agent(int kind, const thr_ctx *c, int i) {
   }
 }
 
+#define THR_IF_PLAN_BEHAVIOUR(...)
 #define THR_IF_PLAN_PLAN(...) __VA_ARGS__
 #define THR_IF_PLAN_STABILITY(...)
 #define THR_IF_PLAN_SOLVER(...)
@@ -74,6 +80,24 @@ THR_HD thr_vec2 thr_pass_plan_agent(int kind, const thr_ctx *c, const thr_agents
 #undef THR_X
     default:
       return c->p[i];
+  }
+}
+
+#define THR_IF_BEHAVIOUR_BEHAVIOUR(...) __VA_ARGS__
+#define THR_IF_BEHAVIOUR_PLAN(...)
+#define THR_IF_BEHAVIOUR_STABILITY(...)
+#define THR_IF_BEHAVIOUR_SOLVER(...)
+#define THR_IF_BEHAVIOUR_VELOCITY(...)
+#define THR_IF_BEHAVIOUR_FINAL(...)
+
+/* A BEHAVIOUR pass for agent i: its new clear-step count. */
+THR_HD int thr_pass_behaviour_agent(int kind, const thr_ctx *c, int i) {
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, on, fwd) THR_IF_BEHAVIOUR_##stage(case THR_PASS_##NAME : return fn(c, i);)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      return c->fclear[i];
   }
 }
 

@@ -14,6 +14,7 @@
 #include "obstacles_view.h"
 #include "base/params.h"
 #include "evac.h"
+#include "formation.h"
 #include "physics.h"
 
 /* agent flags (evac.h has the others) */
@@ -35,6 +36,7 @@ typedef struct thr_ctx {
   int k_longrange; /* ... for long-range and avoidance queries */
   int k_xsph;      /* ... for XSPH */
   int k_headway;   /* ... for the speed-density (headway) law */
+  int k_formation; /* ... for the congestion test of formations */
   const uint32_t *id;
   const float *radius;
   const float *inv_mass;
@@ -42,6 +44,13 @@ typedef struct thr_ctx {
   const thr_vec2 *p; /* predicted positions x* (current iterate) */
   const thr_vec2 *v; /* velocities (see each pass) */
   thr_evac_view ev;  /* time, exits, distance fields, stages, measurement lines */
+  /* formations (read only when prm.formation_on): the agents' formation
+   * index (-1: none), clear-step counts, SRD offsets and speeds, and the
+   * formations' state of this step */
+  const int32_t *formation, *fclear;
+  const thr_vec2 *srd;
+  const float *pref_speed;
+  const thr_formation_state *forms;
   /* the step's neighbour lists (thr_agent_step_lists), NULL while not
    * built: entry k of agent i at [i * lr_si + k * list_sk] (lr_list),
    * [i * ct_si + k * list_sk] (ct_list) */
@@ -87,6 +96,9 @@ THR_HD thr_plan thr_agent_plan(const thr_ctx *c, const thr_agents *a, int i) {
 /* Plan and predict (Algorithm 1 lines 1-5): the preferred velocity, then
  * blending and the prediction x*. */
 THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, const thr_agents *a, int i) {
+  /* formation agents: p* = x + dt v (004 Algorithm 1 lines 5-6); their plan
+   * is last step's steering, already in v */
+  if (c->prm.formation_on && a->formation[i] >= 0) return thr_predict(a->x[i], a->v[i], c->prm.dt);
   thr_plan pl = thr_agent_plan(c, a, i);
   return thr_predict(a->x[i], thr_blend_velocity(a->v[i], pl.vp, c->prm.alpha), c->prm.dt);
 }
@@ -110,6 +122,7 @@ THR_HD float thr_plan_potential(const thr_ctx *c, const thr_plan *pl, thr_vec2 x
  * the agents' state. */
 THR_HD thr_vec2 thr_agent_headway(const thr_ctx *c, const thr_agents *a, int i) {
   const thr_params *prm = &c->prm;
+  if (prm->formation_on && a->formation[i] >= 0) return c->p[i]; /* they follow their SRD, not a plan */
   thr_plan pl = thr_agent_plan(c, a, i);
   float s0 = v2_len(pl.vp);
   if (!(s0 > 0.0f)) return c->p[i];
@@ -135,6 +148,52 @@ THR_HD thr_vec2 thr_agent_headway(const thr_ctx *c, const thr_agents *a, int i) 
   float s = thr_headway_speed(s0, gap, prm->hw_min_gap, prm->hw_time_gap);
   if (s == s0) return c->p[i];
   return thr_predict(xi, thr_blend_velocity(c->v[i], v2_scale(pl.vp, s / s0), prm->alpha), prm->dt);
+}
+
+/* ---- formations (seed paper 004; docs/formations.md) ---------------------- */
+
+/* Agent i's formation, or -1 (none, or no formations in the run). */
+THR_HD int thr_agent_formation_of(const thr_ctx *c, int i) { return c->prm.formation_on ? c->formation[i] : -1; }
+
+/* Agent i's Short Range Destination in formation f this step. */
+THR_HD thr_vec2 thr_agent_srd(const thr_ctx *c, int i, int f) { return v2_add(c->forms[f].pos, c->srd[i]); }
+
+/* Behaviour (spec §2.5, eq. 9 per agent): congested when a cell within
+ * k_formation rings of i's cell (binned on x*) holds an agent of another
+ * group; returns i's new clear-step count. Agents outside formations keep
+ * theirs. */
+THR_HD int thr_agent_formation_clear(const thr_ctx *c, int i) {
+  int f = c->formation[i];
+  if (f < 0) return c->fclear[i];
+  int congested = 0;
+  thr_nbr_iter it;
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_formation);
+  for (int j; !congested && (j = thr_nbr_next(&it, &c->grid)) >= 0;) congested = c->formation[j] != f;
+  return thr_formation_clear_next(c->fclear[i], congested);
+}
+
+/* The formation group of a solver iteration (eq. 8): an agent holding its
+ * formation moves towards its SRD, by the per-iteration stiffness, at most
+ * its speed x dt / N with the cap. Returns the new x*_i. */
+THR_HD thr_vec2 thr_agent_formation(const thr_ctx *c, int i) {
+  const thr_params *prm = &c->prm;
+  thr_vec2 pi = c->p[i];
+  int f = c->formation[i];
+  if (f < 0 || !thr_formation_holds(c->fclear[i], prm->fm_restore_delay)) return pi;
+  float cap = prm->fm_cap ? c->pref_speed[i] * prm->dt / (float)prm->solver_iterations : 0.0f;
+  return v2_add(pi, thr_formation_correction(pi, thr_agent_srd(c, i, f), prm->fm_k_it, cap));
+}
+
+/* Seek steering after the velocity update (eq. 10, spec §2.6) of formation
+ * agent i (formation f) at its new position x. */
+THR_HD thr_vec2 thr_agent_steer(const thr_ctx *c, int i, int f, thr_vec2 v, thr_vec2 x) {
+  const thr_params *prm = &c->prm;
+  thr_vec2 s = thr_agent_srd(c, i, f);
+  if (prm->steer_mode == THR_STEER_LITERAL) return thr_steer_literal(v, x, s, c->pref_speed[i]);
+  if (prm->steer_mode == THR_STEER_PURSUIT)
+    return thr_steer_pursuit(v, x, s, c->forms[f].vel, prm->steer_time, c->pref_speed[i], prm->steer_accel,
+                             prm->dt);
+  return v;
 }
 
 /* Stability iteration (Algorithm 1 lines 9-15): contact constraints on the
@@ -215,16 +274,17 @@ THR_HD float thr_contact_reach2(const thr_params *prm, float rsum) {
   return d * d;
 }
 
-/* Frictional contact of i (at pi, moved disp_i this step) with neighbour j
- * (x^n xj, x* pj, radius rj, inverse mass wj; tie from the ids). */
+/* Contact of i (at pi, moved disp_i this step) with neighbour j (x^n xj,
+ * x* pj, radius rj, inverse mass wj; tie from the ids), with friction when
+ * `friction`. */
 THR_HD void thr_contact_accumulate(const thr_params *prm, thr_vec2 pi, thr_vec2 disp_i, float ri, float wi,
-                                   thr_vec2 xj, thr_vec2 pj, float rj, float wj, float tie, thr_vec2 *sum,
-                                   int *n) {
+                                   thr_vec2 xj, thr_vec2 pj, float rj, float wj, float tie, int friction,
+                                   thr_vec2 *sum, int *n) {
   thr_vec2 dx, nrm;
   float pen;
   if (!thr_contact(pi, pj, (ri + rj) * prm->radius_scale, wi, wj, prm->contact_stiffness, tie, &dx, &nrm, &pen))
     return;
-  if (prm->friction_on)
+  if (friction)
     dx = v2_add(dx, thr_friction(disp_i, v2_sub(pj, xj), nrm, pen, wi, wj, prm->mu_static, prm->mu_kinetic));
   *sum = v2_add(*sum, dx);
   ++*n;
@@ -303,11 +363,13 @@ THR_HD thr_vec2 thr_agent_long_range(const thr_ctx *c, int i) {
   float ri = c->radius[i], wi = c->inv_mass[i];
   thr_vec2 sum = v2(0.0f, 0.0f);
   int n = 0;
+  int fi = thr_agent_formation_of(c, i); /* agents of one formation do not avoid each other */
   int count = c->list_count ? (c->list_count[i] & 0xffff) : THR_LR_CAP + 1;
   if (count <= THR_LR_CAP) {
     const int *list = c->lr_list + (size_t)i * (size_t)c->lr_si;
     for (int k = 0; k < count; ++k) {
       int j = list[(size_t)k * (size_t)c->list_sk];
+      if (fi >= 0 && c->formation[j] == fi) continue;
       thr_vec2 xj = c->x[j];
       thr_lr_accumulate(prm, xi, pi, ri, wi, xj, c->p[j], c->radius[j], c->inv_mass[j], v2_len2(v2_sub(xi, xj)),
                         &sum, &n);
@@ -317,13 +379,21 @@ THR_HD thr_vec2 thr_agent_long_range(const thr_ctx *c, int i) {
     thr_nbr_iter it;
     thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
     for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-      if (j == i) continue;
+      if (j == i || (fi >= 0 && c->formation[j] == fi)) continue;
       float d2 = v2_len2(v2_sub(xi, c->x[j]));
       if (d2 <= rad * rad)
         thr_lr_accumulate(prm, xi, pi, ri, wi, c->x[j], c->p[j], c->radius[j], c->inv_mass[j], d2, &sum, &n);
     }
   }
   return v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
+}
+
+/* Friction between i (formation fi, or -1) and j: none between agents of one
+ * formation, so that one rejoining its place slides past its group-mates
+ * (with static friction a lagging agent stays locked behind the one ahead
+ * in its row: docs/formations.md). */
+THR_HD int thr_pair_friction(const thr_ctx *c, int fi, int j) {
+  return c->prm.friction_on && !(fi >= 0 && c->formation[j] == fi);
 }
 
 /* Contact group of a solver iteration (sections 4.2, 4.7): frictional
@@ -338,6 +408,7 @@ THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
   int n = 0;
   if (prm->contact_on) {
     thr_vec2 disp_i = v2_sub(pi, xi);
+    int fi = thr_agent_formation_of(c, i);
     int count = c->list_count ? (c->list_count[i] >> 16) : THR_CT_CAP + 1;
     if (count <= THR_CT_CAP) {
       const int *list = c->ct_list + (size_t)i * (size_t)c->ct_si;
@@ -345,7 +416,7 @@ THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
         uint32_t e = (uint32_t)list[(size_t)k * (size_t)c->list_sk];
         int j = (int)(e & ~THR_CT_TIE_BIT);
         thr_contact_accumulate(prm, pi, disp_i, ri, wi, c->x[j], c->p[j], c->radius[j], c->inv_mass[j],
-                               (e & THR_CT_TIE_BIT) ? -1.0f : 1.0f, &sum, &n);
+                               (e & THR_CT_TIE_BIT) ? -1.0f : 1.0f, thr_pair_friction(c, fi, j), &sum, &n);
       }
     } else {
       uint32_t idi = c->id[i];
@@ -357,7 +428,7 @@ THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
         float rj = c->radius[j];
         if (!(v2_len2(v2_sub(xi, xj)) <= thr_contact_reach2(prm, ri + rj))) continue;
         thr_contact_accumulate(prm, pi, disp_i, ri, wi, xj, c->p[j], rj, c->inv_mass[j], thr_tie(idi, c->id[j]),
-                               &sum, &n);
+                               thr_pair_friction(c, fi, j), &sum, &n);
       }
     }
   }
@@ -373,11 +444,13 @@ THR_HD thr_vec2 thr_agent_velocity(const thr_ctx *c, int i) {
 }
 
 /* Algorithm 1 lines 24-25: XSPH (eq. 3) over neighbours within h at x*,
- * reading the un-smoothed new velocities c->v, then the clamps against the
- * previous velocity v_old. Returns the final velocity. */
+ * reading the un-smoothed new velocities c->v (a formation agent: over its
+ * formation's agents only), the steering of formation agents, then the
+ * clamps against the previous velocity v_old. Returns the final velocity. */
 THR_HD thr_vec2 thr_agent_xsph_clamp(const thr_ctx *c, int i, thr_vec2 v_old) {
   const thr_params *prm = &c->prm;
   thr_vec2 vi = c->v[i];
+  int fi = thr_agent_formation_of(c, i);
   if (prm->xsph_on) {
     thr_vec2 pi = c->p[i];
     float h2 = prm->xsph_h * prm->xsph_h;
@@ -385,12 +458,13 @@ THR_HD thr_vec2 thr_agent_xsph_clamp(const thr_ctx *c, int i, thr_vec2 v_old) {
     thr_nbr_iter it;
     thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_xsph);
     for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-      if (j == i) continue;
+      if (j == i || (fi >= 0 && c->formation[j] != fi)) continue;
       float w = thr_poly6(v2_len2(v2_sub(pi, c->p[j])), h2, prm->xsph_poly6);
       if (w > 0.0f) sum = v2_add(sum, thr_xsph_term(vi, c->v[j], w));
     }
     vi = v2_add(vi, v2_scale(sum, prm->xsph_c));
   }
+  if (fi >= 0) vi = thr_agent_steer(c, i, fi, vi, c->p[i]);
   return thr_clamp_velocity(vi, v_old, prm->dt, prm->max_speed, prm->max_accel);
 }
 
@@ -455,6 +529,13 @@ THR_HD int64_t thr_speed_quanta(float speed) {
   double q = (double)speed / THR_SPEED_QUANTUM + 0.5;
   if (!(q >= 0.0)) return 0;
   return q < 1e12 ? (int64_t)q : (int64_t)1000000000000LL;
+}
+
+/* Formation error of agent i in formation f (final position x): its
+ * squared distance to its SRD in units of THR_SPEED_QUANTUM m^2 (the same
+ * integer quantum, so sums do not depend on their order). */
+THR_HD int64_t thr_agent_formation_error(const thr_ctx *c, int i, int f) {
+  return thr_speed_quanta(v2_len2(v2_sub(c->x[i], thr_agent_srd(c, i, f))));
 }
 
 /* Per-agent contribution to the step metrics, on final positions x. */

@@ -17,6 +17,9 @@
       the last step every follower walks at the leader's speed V and keeps the
       gap G = time_gap * V between its body and the body ahead (time-gap law),
       each within T.
+  check_scenario.py THRONG positions SCENARIO --steps 0 --expect FILE.csv [--set K=V]...
+      The start positions (a run of 0 steps, --final-state) must be exactly
+      those of FILE.csv (id,x,y in decimal), agent by agent.
 Standard library only.
 """
 import argparse
@@ -168,10 +171,25 @@ def headway(a):
     return failures
 
 
+def positions(a):
+    """The start positions, exactly as expected (layouts that place agents on given slots)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        final = os.path.join(tmp, "final.csv")
+        run(a.throng, a.scenario, 0, os.path.join(tmp, "out"), a.set, ["--final-state", final])
+        got = [(int(r["id"]), float.fromhex(r["x"]), float.fromhex(r["y"])) for r in read_csv(final)]
+    want = [(int(r["id"]), float(r["x"]), float(r["y"])) for r in read_csv(a.expect)]
+    failures = [f"agent {g[0]} at ({g[1]!r}, {g[2]!r}), expected agent {w[0]} at ({w[1]!r}, {w[2]!r})"
+                for g, w in zip(got, want) if g != w]
+    if len(got) != len(want):
+        failures.append(f"{len(got)} agents, expected {len(want)}")
+    print(f"{a.scenario}: {len(got)} start positions, {len(failures)} differ from {a.expect}")
+    return failures
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("throng")
-    p.add_argument("check", choices=["invariants", "deterministic", "deviation", "headway"])
+    p.add_argument("check", choices=["invariants", "deterministic", "deviation", "headway", "positions"])
     p.add_argument("scenario")
     p.add_argument("--steps", type=int, required=True)
     p.add_argument("--set", action="append", default=[])
@@ -189,9 +207,10 @@ def main():
     p.add_argument("--gap", type=float, default=0.25)
     p.add_argument("--speed", type=float, default=0.5)
     p.add_argument("--tol", type=float, default=0.02)
+    p.add_argument("--expect")
     a = p.parse_args()
     failures = {"invariants": invariants, "deterministic": deterministic, "deviation": deviation,
-                "headway": headway}[a.check](a)
+                "headway": headway, "positions": positions}[a.check](a)
     for f in failures:
         print("FAIL:", f)
     sys.exit(1 if failures else 0)

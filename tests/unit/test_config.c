@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h> /* mkdir */
 #include <unistd.h>
 
 #include "check.h"
@@ -486,7 +487,7 @@ THR_TEST(set_errors) {
   FAILS_SET(base, "solvr.iterations=3",
             "--set solvr.iterations=3: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, "
             "time, solver, model, headway, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, "
-            "obstacles, exits, routing, stages, journeys, agents, sources, measurement, output, catalyst); did you mean "
+            "obstacles, exits, routing, stages, journeys, agents, sources, formations, measurement, output, catalyst); did you mean "
             "'solver'?");
   FAILS_SET(base, "solver.iteratons=3",
             "--set solver.iteratons=3: solver: unknown key 'iteratons' (known keys here: stability_iterations, "
@@ -602,7 +603,7 @@ THR_TEST(unknown_keys) {
   FAILS(WORLD "solvr: {iterations: 3}\n" AGENTS,
         ":2:1: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, time, solver, model, "
         "headway, contact, long_range, avoidance, walls, xsph, neighbors, decomposition, goals, obstacles, exits, routing, "
-        "stages, journeys, agents, sources, measurement, output, catalyst); did you mean 'solver'?");
+        "stages, journeys, agents, sources, formations, measurement, output, catalyst); did you mean 'solver'?");
   FAILS(WORLD "solver: {iteratons: 3}\n" AGENTS,
         ":2:10: solver: unknown key 'iteratons' (known keys here: stability_iterations, iterations, omega); "
         "did you mean 'iterations'?");
@@ -616,8 +617,8 @@ THR_TEST(unknown_keys) {
 THR_TEST(unknown_keys_nested) {
   FAILS(WORLD "agents:\n  - " GRID ", sped: 1}\n",
         ":3:64: agents[0]: unknown key 'sped' (known keys here: name, layout, min, max, center, radius, semi_axes, "
-        "polygon, rows, cols, spacing, count, density, jitter, speed, agent_radius, mass, group, goal, premovement, "
-        "exit, journey); did you mean 'speed'?");
+        "polygon, points, points_file, scale, offset, rows, cols, spacing, count, density, jitter, speed, "
+        "agent_radius, mass, group, goal, premovement, exit, journey); did you mean 'speed'?");
   FAILS(WORLD "goals:\n  - {name: a, pont: [1, 2]}\n" AGENTS,
         ":3:15: goals[0]: unknown key 'pont' (known keys here: name, point, rect, disk); did you mean 'point'?");
   FAILS(WORLD "obstacles:\n  - segmnt: [[0, 0], [1, 1]]\n" AGENTS,
@@ -693,7 +694,7 @@ THR_TEST(missing_required_keys) {
   FAILS(WORLD, ":1:1: missing required key 'agents' (a list of agent blocks)");
   FAILS(WORLD "agents: []\n", ":2:9: agents: expected a list of at least one agent block, got a list of 0 items");
   FAILS(WORLD "agents:\n  - {min: [1, 1]}\n",
-        ":3:5: agents[0]: missing required key 'layout' (one of grid, random, disk, ellipse, circle, polygon)");
+        ":3:5: agents[0]: missing required key 'layout' (one of grid, random, disk, ellipse, circle, polygon, points)");
   FAILS(WORLD "agents:\n  - {layout: grid, min: [1, 1], max: [5, 5]}\n",
         ":3:5: agents[0]: layout 'grid' needs rows and cols, or spacing");
   FAILS(WORLD "agents:\n  - {layout: grid, max: [5, 5], spacing: 1}\n", ":3:5: agents[0]: missing required key 'min'");
@@ -722,7 +723,7 @@ THR_TEST(layout_specific_keys) {
   FAILS(WORLD "agents:\n  - {layout: random, min: [1, 1], max: [5, 5], count: 3, radius: 2}\n",
         ":3:58: agents[0]: key 'radius' does not apply to layout 'random' (random blocks take min, max, count)");
   FAILS(WORLD "agents:\n  - {layout: grd}\n",
-        ":3:14: agents[0].layout: expected one of grid, random, disk, ellipse, circle, polygon, got \"grd\"");
+        ":3:14: agents[0].layout: expected one of grid, random, disk, ellipse, circle, polygon, points, got \"grd\"");
   FAILS(WORLD "agents:\n  - {layout: circle, center: [1, 1], radius: 5, count: 0}\n",
         ":3:56: agents[0].count: expected an integer > 0, got \"0\"");
 }
@@ -1066,6 +1067,140 @@ THR_TEST(walkable_file) {
   FAILS("geometry: {walkable_file: nowhere.wkt}\n" AGENTS, ":1:27: geometry.walkable_file: cannot read '");
 }
 
+/* ---- layout points and polygon lattices ----------------------------------- */
+
+/* Loads yaml with a file `rel` (relative to the scenario file's directory,
+ * in a subdirectory when it has a '/') holding `text`. */
+static int load_with_file(const char *yaml, const char *rel, const char *text, thr_scenario *sc) {
+  char file[256], sub[256];
+  write_scenario(yaml);
+  snprintf(file, sizeof file, "%s/%s", g_dir, rel);
+  const char *slash = strrchr(rel, '/');
+  snprintf(sub, sizeof sub, "%s/%.*s", g_dir, slash ? (int)(slash - rel) : 0, rel);
+  if (slash && mkdir(sub, 0700)) perror(sub);
+  FILE *f = fopen(file, "wb");
+  if (!f || fputs(text, f) < 0 || fclose(f)) {
+    perror(file);
+    exit(1);
+  }
+  g_err[0] = '\0';
+  int rc = thr_config_load(g_path, NULL, 0, sc, g_err, sizeof g_err);
+  remove(file);
+  if (slash) rmdir(sub);
+  remove_scenario();
+  return rc;
+}
+
+THR_TEST(layout_points_inline) {
+  thr_scenario sc;
+  CHECK(load(WORLD "agents:\n"
+                   "  - {layout: points, points: [[2, 2], [4, 2.5], [3, -1.25]]}\n"
+                   "  - {layout: points, points: [[1, 0]], scale: 2.5, offset: [10, 5], count: 1}\n",
+             &sc) == 0);
+  CHECK(sc.n_blocks == 2 && sc.n_layout_points == 4);
+  const thr_block *b = sc.blocks;
+  CHECK(b[0].layout == THR_LAYOUT_POINTS && b[0].points_first == 0 && b[0].n_points == 3 && b[0].count == 0);
+  CHECK(b[0].points_scale == 1.0f && b[0].points_offset.x == 0.0f && b[0].points_offset.y == 0.0f);
+  CHECK(b[1].points_first == 3 && b[1].n_points == 1 && b[1].count == 1);
+  CHECK(b[1].points_scale == 2.5f);
+  check_vec(b[1].points_offset, 10, 5);
+  /* kept as given: populate applies scale and offset */
+  CHECK(sc.layout_points[0].x == 2.0f && sc.layout_points[0].y == 2.0f);
+  CHECK(sc.layout_points[1].x == 4.0f && sc.layout_points[1].y == 2.5f);
+  CHECK(sc.layout_points[2].x == 3.0f && sc.layout_points[2].y == -1.25f);
+  CHECK(sc.layout_points[3].x == 1.0f && sc.layout_points[3].y == 0.0f);
+  thr_scenario_free(&sc);
+}
+
+THR_TEST(layout_points_file) {
+  thr_scenario sc;
+  const char *yaml = WORLD "agents:\n  - {layout: points, points_file: shapes/wedge.csv, scale: 2, offset: [10, 10]}\n";
+  /* a header, comments, blank lines, spaces and CRLF line ends */
+  CHECK(load_with_file(yaml, "shapes/wedge.csv",
+                       "# a wedge\r\nx, y\r\n\r\n0,0\r\n -1.5 , -1.5  # left\r\n1.5,-1.5\n  # done\n3/4,1e-1",
+                       &sc) == 0);
+  CHECK(sc.n_blocks == 1 && sc.n_layout_points == 4 && sc.blocks[0].n_points == 4);
+  CHECK(sc.blocks[0].points_scale == 2.0f);
+  check_vec(sc.blocks[0].points_offset, 10, 10);
+  CHECK(sc.layout_points[0].x == 0.0f && sc.layout_points[0].y == 0.0f);
+  CHECK(sc.layout_points[1].x == -1.5f && sc.layout_points[1].y == -1.5f);
+  CHECK(sc.layout_points[2].x == 1.5f && sc.layout_points[2].y == -1.5f);
+  CHECK(sc.layout_points[3].x == 0.75f && sc.layout_points[3].y == 0.1f);
+  thr_scenario_free(&sc);
+  /* no header */
+  CHECK(load_with_file(yaml, "shapes/wedge.csv", "1,2\n", &sc) == 0);
+  CHECK(sc.n_layout_points == 1 && sc.layout_points[0].x == 1.0f && sc.layout_points[0].y == 2.0f);
+  thr_scenario_free(&sc);
+}
+
+/* A bad points file: the scenario's line and key, then the file's line. */
+static void points_file_fails(const char *text, const char *what) {
+  thr_scenario sc;
+  char want[512];
+  const char *yaml = WORLD "agents:\n  - {layout: points, points_file: shapes/p.csv}\n";
+  CHECK(load_with_file(yaml, "shapes/p.csv", text, &sc) == -1);
+  snprintf(want, sizeof want, "%s:3:35: agents[0].points_file: %s/shapes/p.csv%s", g_path, g_dir, what);
+  if (strcmp(g_err, want)) fprintf(stderr, "  expected %s\n  got      %s\n", want, g_err);
+  CHECK(!strcmp(g_err, want) && sc.n_blocks == 0 && !sc.layout_points);
+}
+
+THR_TEST(layout_points_file_errors) {
+  points_file_fails("x,y\n1,2\n\n3,abc\n", ":4: y 'abc' is not a number");
+  points_file_fails("1,2\nx,y\n", ":2: x 'x' is not a number");
+  points_file_fails("# points\n1,2\n3 4\n", ":3: expected two numbers 'x, y' separated by a comma, got 1 field");
+  points_file_fails("1,2,3\n", ":1: expected two numbers 'x, y' separated by a comma, got 3 fields");
+  points_file_fails("1,2\n1e39,0\n", ":2: x '1e39' is not a finite number");
+  points_file_fails("# nothing\nx,y\n\n", " holds no point (a points file needs at least one line 'x, y')");
+  FAILS(WORLD "agents:\n  - {layout: points, points_file: none.csv}\n",
+        ":3:35: agents[0].points_file: cannot read '");
+  FAILS(WORLD "agents:\n  - {layout: points, points_file: ''}\n", ":3:35: agents[0].points_file: must not be empty");
+}
+
+THR_TEST(layout_points_errors) {
+  FAILS(WORLD "agents:\n  - {layout: points, points: [[1, 1], [3, 3]], count: 3}\n",
+        ":3:55: agents[0].count: count 3 does not match the 2 points that points gives (leave count out, or "
+        "give 2)");
+  char yaml[256];
+  snprintf(yaml, sizeof yaml, "%s", WORLD "agents:\n  - {layout: points, points_file: p.csv, count: 1}\n");
+  thr_scenario sc;
+  CHECK(load_with_file(yaml, "p.csv", "1,1\n3,3\n", &sc) == -1);
+  CHECK(strstr(g_err, ":3:49: agents[0].count: count 1 does not match the 2 points that points_file gives") != NULL);
+  FAILS(WORLD "agents:\n  - {layout: points}\n", ":3:5: agents[0]: needs one of points, points_file");
+  FAILS(WORLD "agents:\n  - {layout: points, points: [[1, 1]], points_file: a.csv}\n",
+        ":3:40: agents[0]: 'points' and 'points_file' cannot be combined; give exactly one of points, points_file");
+  FAILS(WORLD "agents:\n  - {layout: points, points: []}\n",
+        ":3:30: agents[0].points: expected a list of at least 1 point [[x, y], ...], got a list of 0 items");
+  FAILS(WORLD "agents:\n  - {layout: points, points: [[1, 1], [1, x]]}\n",
+        ":3:43: agents[0].points[1][1]: expected a number, got \"x\"");
+  FAILS(WORLD "agents:\n  - {layout: points, points: [[1, 1]], scale: 0}\n",
+        ":3:47: agents[0].scale: expected a number > 0, got \"0\"");
+  FAILS(WORLD "agents:\n  - {layout: points, points: [[1, 1]], offset: 3}\n",
+        ":3:48: agents[0].offset: expected a point [x, y], got \"3\"");
+  FAILS(WORLD "agents:\n  - " GRID ", scale: 2}\n",
+        ":3:64: agents[0]: key 'scale' does not apply to layout 'grid' (grid blocks take min, max, rows, cols, "
+        "spacing, count)");
+  FAILS(WORLD "agents:\n  - {layout: points, points: [[1, 1]], spacing: 1}\n",
+        ":3:40: agents[0]: key 'spacing' does not apply to layout 'points' (points blocks take points, points_file, "
+        "scale, offset, count)");
+}
+
+THR_TEST(polygon_spacing_keys) {
+  thr_scenario sc;
+  CHECK(load(WORLD "agents:\n"
+                   "  - {layout: polygon, polygon: [[0, 0], [4, 0], [0, 4]], spacing: 1}\n"
+                   "  - {layout: polygon, polygon: [[0, 0], [4, 0], [0, 4]], spacing: [1.5, 2], count: 2}\n",
+             &sc) == 0);
+  const thr_block *b = sc.blocks;
+  CHECK(b[0].layout == THR_LAYOUT_POLYGON && b[0].spacing_x == 1.0f && b[0].spacing_y == 1.0f && b[0].count == 0);
+  CHECK(b[1].spacing_x == 1.5f && b[1].spacing_y == 2.0f && b[1].count == 2 && b[1].region == 1);
+  thr_scenario_free(&sc);
+  FAILS(WORLD "agents:\n  - {layout: polygon, polygon: [[0, 0], [4, 0], [0, 4]], spacing: 1, density: 2}\n",
+        ":3:70: agents[0]: density does not apply with spacing (the lattice decides how many agents fit); give "
+        "spacing (and count, to take the first count lattice points) or density");
+  FAILS(WORLD "agents:\n  - {layout: polygon, polygon: [[0, 0], [4, 0], [0, 4]], spacing: 0}\n",
+        ":3:67: agents[0].spacing: expected a number > 0, got \"0\"");
+}
+
 THR_TEST(walkable_wkt_errors) {
   const char *agents = "agents:\n  - {layout: grid, min: [1, 1], max: [3, 3], rows: 2, cols: 2}\n";
   char yaml[512];
@@ -1225,13 +1360,13 @@ THR_TEST(block_evacuation_keys) {
   BLOCK_FAILS("{layout: polygon, polygon: [[1, 1], [9, 1], [9, 9], [1, 9]], count: 5}",
               ":5:32: agents[0].polygon: the spawn region leaves the walkable area near [9, 5]");
   BLOCK_FAILS("{layout: polygon, polygon: [[1, 1], [4, 1], [4, 4]]}",
-              ":5:5: agents[0]: layout 'polygon' needs count or density");
+              ":5:5: agents[0]: layout 'polygon' needs count, density or spacing");
   BLOCK_FAILS("{layout: polygon, polygon: [[1, 1], [4, 1], [4, 4]], count: 3, density: 1}",
               ":5:68: agents[0]: give count or density, not both");
   BLOCK_FAILS("{layout: polygon, count: 3}", ":5:5: agents[0]: missing required key 'polygon'");
   BLOCK_FAILS("{layout: polygon, polygon: [[1, 1], [4, 1], [4, 4]], count: 3, rows: 2}",
-              ":5:68: agents[0]: key 'rows' does not apply to layout 'polygon' (polygon blocks take polygon, count, "
-              "density)");
+              ":5:68: agents[0]: key 'rows' does not apply to layout 'polygon' (polygon blocks take polygon, spacing, "
+              "count, density)");
   BLOCK_FAILS(GRID ", exit: door}", ":5:70: agents[0].exit: unknown exit 'door' (exits defined: out)");
   BLOCK_FAILS(GRID ", journey: j}",
               ":5:73: agents[0].journey: unknown journey 'j' (no journeys are defined; add them under 'journeys')");

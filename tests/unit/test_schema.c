@@ -72,6 +72,8 @@ static size_t struct_size(int at, int ctype) {
       return sizeof(thr_stage_def);
     case THR_AT_SOURCE:
       return sizeof(thr_source_def);
+    case THR_AT_FORMATION:
+      return sizeof(thr_formation_def);
     default:
       return ctype_size(ctype); /* THR_AT_VALUE: a variable of its own */
   }
@@ -83,6 +85,7 @@ typedef union any_struct {
   thr_block blk;
   thr_stage_def stage;
   thr_source_def src;
+  thr_formation_def formation;
   double value;
 } any_struct;
 
@@ -282,6 +285,7 @@ THR_TEST(layout_choices_are_the_enum) {
   CHECK(thr_key_choice_index(k, "ellipse") == THR_LAYOUT_ELLIPSE);
   CHECK(thr_key_choice_index(k, "circle") == THR_LAYOUT_CIRCLE);
   CHECK(thr_key_choice_index(k, "polygon") == THR_LAYOUT_POLYGON);
+  CHECK(thr_key_choice_index(k, "points") == THR_LAYOUT_POINTS);
   CHECK(thr_key_choice_index(k, "square") == -1);
 }
 
@@ -322,7 +326,10 @@ THR_TEST(key_lists_come_from_the_table) {
   CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "agents[]", THR_LAYOUT_GRID),
                 "min, max, rows, cols, spacing, count"));
   CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "agents[]", THR_LAYOUT_CIRCLE), "center, radius, count"));
-  CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "agents[]", THR_LAYOUT_POLYGON), "polygon, count, density"));
+  CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "agents[]", THR_LAYOUT_POLYGON),
+                "polygon, spacing, count, density"));
+  CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "agents[]", THR_LAYOUT_POINTS),
+                "points, points_file, scale, offset, count"));
   CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "stages[]", THR_STAGE_QUEUE), "service"));
   CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "stages[]", THR_STAGE_WAITING), "until, duration"));
   CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "exits[]", 1), "depth"));
@@ -338,6 +345,7 @@ static const char *const g_blocks[][5] = {
     [THR_LAYOUT_ELLIPSE] = {"layout: ellipse", "center: [10, 10]", "semi_axes: [3, 2]", "count: 5"},
     [THR_LAYOUT_CIRCLE] = {"layout: circle", "center: [10, 10]", "radius: 5", "count: 8"},
     [THR_LAYOUT_POLYGON] = {"layout: polygon", "polygon: [[1, 1], [5, 1], [5, 5]]", "count: 3"},
+    [THR_LAYOUT_POINTS] = {"layout: points", "points: [[1, 1], [3, 1]]"},
 };
 
 /* A scenario with the block of `layout`, leaving out key `drop` and adding `extra`. */
@@ -356,7 +364,7 @@ static void block_yaml(char *buf, size_t len, int layout, const char *drop, cons
 THR_TEST(block_keys_follow_their_layouts) {
   static thr_scenario sc;
   char yaml[512], err[512], want[256];
-  for (int L = THR_LAYOUT_GRID; L <= THR_LAYOUT_POLYGON; ++L) {
+  for (int L = THR_LAYOUT_GRID; L <= THR_LAYOUT_POINTS; ++L) {
     block_yaml(yaml, sizeof yaml, L, NULL, NULL);
     CHECK(load(yaml, NULL, 0, &sc, err, sizeof err) == 0);
     thr_scenario_free(&sc);
@@ -399,9 +407,10 @@ THR_TEST(spelled_out_defaults_change_nothing) {
   for (size_t i = 0; i < thr_schema_len && n < 128; ++i) {
     const thr_key *k = &thr_schema[i];
     /* goal.jitter alone is no goal: a goal map needs a point; the items of
-     * the other lists (exits, stages, sources) need keys without defaults */
+     * the other lists (exits, stages, sources) need keys without defaults;
+     * the block below is a grid, which refuses the keys of other layouts */
     if (!k->def || !strncmp(k->path, "agents[].goal.", 14) ||
-        (strstr(k->path, "[]") && strncmp(k->path, "agents[]", 8)))
+        (strstr(k->path, "[]") && strncmp(k->path, "agents[]", 8)) || !thr_key_takes_form(k, THR_LAYOUT_GRID))
       continue;
     default_set(k, sets[n], sizeof sets[n]);
     set_ptrs[n] = sets[n];

@@ -21,6 +21,8 @@ typedef struct cpu_state {
   thr_vec2 *p2, *x2; /* the second buffers of x* and x^n (thr_pass_commit) */
   void *permute_buf;
   thr_field_mask view_mask; /* fields of the last view_begin */
+  thr_formation_state *forms; /* the formations' state of this step (set_formations) */
+  int forms_cap;
   /* halo plan of this step: owned agents forwarded to other ranks */
   int *halo_idx;
   size_t n_halo, halo_cap;
@@ -159,6 +161,19 @@ static int cpu_copy_out(thr_backend *b, thr_agents *all, thr_field_mask mask) {
 
 static size_t cpu_n_owned(thr_backend *b) { return state(b)->a.n_owned; }
 
+static int cpu_set_formations(thr_backend *b, const thr_formation_state *st, int n) {
+  cpu_state *s = state(b);
+  if (n > s->forms_cap) {
+    thr_formation_state *q = realloc(s->forms, (size_t)n * sizeof *q);
+    if (!q) return thr_backend_error(b, "out of memory for %d formations", n);
+    s->forms = q;
+    s->forms_cap = n;
+  }
+  if (n) memcpy(s->forms, st, (size_t)n * sizeof *st);
+  s->base.forms = s->forms;
+  return 0;
+}
+
 /* ---- phases ------------------------------------------------------------------ */
 
 static void cpu_predict(thr_backend *b, float time) {
@@ -222,6 +237,13 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
   thr_ctx c = make_ctx(s);
   thr_part_range r = thr_parts_select(&s->parts, a->n_owned, part);
   switch (thr_pass_stage(kind)) {
+    case THR_STAGE_BEHAVIOUR: /* in place: an agent reads only its own count */
+#pragma omp parallel for schedule(static)
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        a->fclear[i] = thr_pass_behaviour_agent(kind, &c, (int)i);
+      }
+      break;
     case THR_STAGE_PLAN:
 #pragma omp parallel for schedule(static)
       for (long t = 0; t < r.n; ++t) {
@@ -352,6 +374,19 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
   out->max_overlap = max_ov;
   out->max_overlap_ratio = max_rel;
   out->max_wall_overlap = max_wall;
+}
+
+static int cpu_formation_measure(thr_backend *b, int n, int64_t *sq_q, int64_t *broken) {
+  cpu_state *s = state(b);
+  thr_ctx c = make_ctx(s);
+  (void)n;
+  for (size_t i = 0; i < s->a.n_owned; ++i) { /* only at output steps: one thread does */
+    int f = s->a.formation[i];
+    if (f < 0) continue;
+    sq_q[f] += thr_agent_formation_error(&c, (int)i, f);
+    broken[f] += !thr_formation_holds(s->a.fclear[i], c.prm.fm_restore_delay);
+  }
+  return 0;
 }
 
 static void cpu_sync(thr_backend *b) { (void)b; }
@@ -618,6 +653,7 @@ static void cpu_destroy(thr_backend *b) {
   free(s->events);
   free(s->hbuf[0]);
   free(s->hbuf[1]);
+  free(s->forms);
   free(s);
   free(b);
 }
@@ -632,11 +668,13 @@ static const thr_backend_ops cpu_ops = {
     .n_owned = cpu_n_owned,
     .view_begin = cpu_view_begin,
     .view_end = cpu_view_end,
+    .set_formations = cpu_set_formations,
     .predict = cpu_predict,
     .sort_owned = cpu_sort_owned,
     .build_index = cpu_build_index,
     .pass = cpu_pass,
     .measure = cpu_measure,
+    .formation_measure = cpu_formation_measure,
     .nonfinite = cpu_nonfinite,
     .evac_collect = cpu_evac_collect,
     .evac_assign = cpu_evac_assign,

@@ -75,6 +75,25 @@ static int cuda_copy_out(thr_backend *b, thr_agents *all, thr_field_mask mask) {
 }
 static size_t cuda_n_owned(thr_backend *b) { return state(b)->a.n_owned; }
 
+/* A few bytes a step: from pageable memory, which the copy stages before it
+ * returns, in stream order after the last step's kernels. */
+static int cuda_set_formations(thr_backend *b, const thr_formation_state *st, int n) {
+  cuda_state *s = state(b);
+  if (n > s->forms_cap) {
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    if (s->d_forms) CUDA_CHECK(cudaFree(s->d_forms));
+    CUDA_CHECK(cudaMalloc(&s->d_forms, (size_t)n * sizeof *st));
+    s->forms_cap = n;
+  }
+  if (n) CUDA_CHECK(cudaMemcpyAsync(s->d_forms, st, (size_t)n * sizeof *st, cudaMemcpyHostToDevice, s->stream));
+  s->base.forms = s->d_forms;
+  return 0;
+}
+
+static int cuda_formation_measure(thr_backend *b, int n, int64_t *sq_q, int64_t *broken) {
+  return thr_cuda_formation_measure(state(b), n, sq_q, broken);
+}
+
 static void cuda_predict(thr_backend *b, float time) {
   nvtx_range r("predict");
   thr_cuda_predict(state(b), time);
@@ -276,6 +295,7 @@ static void cuda_destroy(thr_backend *b) {
     cudaEventDestroy(s->comm_done);
   }
   if (s->d_metrics) cudaFree(s->d_metrics);
+  if (s->d_forms) cudaFree(s->d_forms);
   if (s->d_health) cudaFree(s->d_health);
   if (s->h_health) cudaFreeHost(s->h_health);
   for (int k = 0; k < 2; ++k)
@@ -305,11 +325,13 @@ static const thr_backend_ops cuda_ops = {
     .n_owned = cuda_n_owned,
     .view_begin = cuda_view_begin,
     .view_end = cuda_view_end,
+    .set_formations = cuda_set_formations,
     .predict = cuda_predict,
     .sort_owned = cuda_sort_owned,
     .build_index = cuda_build_index,
     .pass = cuda_pass,
     .measure = cuda_measure,
+    .formation_measure = cuda_formation_measure,
     .nonfinite = cuda_nonfinite,
     .evac_collect = cuda_evac_collect,
     .evac_assign = cuda_evac_assign,

@@ -28,6 +28,15 @@ __global__ void k_stability(const thr_ctx c, thr_part_range r, thr_vec2 *x_out, 
   p_out[i] = v2_add(c.p[i], dx);
 }
 
+/* Any BEHAVIOUR pass: in place (an agent reads only its own count). */
+template <int KIND>
+__global__ void k_behaviour(const thr_ctx c, thr_part_range r, int32_t *fclear) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = (int)THR_PART_AGENT(r, t);
+  fclear[i] = thr_pass_behaviour_agent(KIND, &c, i);
+}
+
 /* Any PLAN pass of the pass table: one instance per kind. */
 template <int KIND>
 __global__ void k_plan(const thr_ctx c, thr_part_range r, thr_agents a, thr_vec2 *p_out) {
@@ -147,6 +156,17 @@ __global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, dev_met
   }
 }
 
+/* Per formation: squared distances to the SRDs (quanta) and broken
+ * formations, as integer atomics (order-independent sums). */
+__global__ void k_formation_measure(const thr_ctx c, int n, int nf, unsigned long long *out) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int f = c.formation[i];
+  if (f < 0) return;
+  atomicAdd(&out[f], (unsigned long long)thr_agent_formation_error(&c, i, f));
+  if (!thr_formation_holds(c.fclear[i], c.prm.fm_restore_delay)) atomicAdd(&out[nf + f], 1ull);
+}
+
 /* ---- launchers (called by cuda_backend.cu) ---------------------------------- */
 
 void thr_cuda_predict(cuda_state *s, float time) {
@@ -159,6 +179,22 @@ void thr_cuda_predict(cuda_state *s, float time) {
   k_predict<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->a,
                                                               (unsigned long long *)s->d_health);
   CUDA_LAUNCHED("predict");
+}
+
+/* A BEHAVIOUR pass. */
+static void behaviour_pass(cuda_state *s, int kind, thr_part_range r) {
+  if (!r.n) return;
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, on, fwd)                                                          \
+  THR_IF_BEHAVIOUR_##stage(case THR_PASS_##NAME                                                         \
+                           : k_behaviour<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
+                                 thr_cuda_ctx(s), r, s->a.fclear);                                      \
+                           break;)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      thr_backend_fail(s->self, "pass %d is not a behaviour pass", kind);
+  }
 }
 
 /* A PLAN pass. */
@@ -222,6 +258,9 @@ static void solver_pass(cuda_state *s, int kind, thr_part_range r, int part) {
 void thr_cuda_pass(cuda_state *s, int kind, int part) {
   thr_part_range r = thr_parts_select(&s->parts, s->a.n_owned, part);
   switch (thr_pass_stage(kind)) {
+    case THR_STAGE_BEHAVIOUR:
+      behaviour_pass(s, kind, r);
+      break;
     case THR_STAGE_PLAN:
       plan_pass(s, kind, r);
       break;
@@ -321,6 +360,27 @@ uint64_t thr_cuda_health(cuda_state *s, int wait, int *late) {
   }
   CUDA_CHECK(cudaEventSynchronize(s->health_event[k]));
   return s->h_health[k];
+}
+
+int thr_cuda_formation_measure(cuda_state *s, int nf, int64_t *sq_q, int64_t *broken) {
+  int n = (int)s->a.n_owned;
+  size_t bytes = 2 * (size_t)nf * sizeof(unsigned long long);
+  unsigned long long *d = (unsigned long long *)thr_cuda_stage2(s, bytes);
+  CUDA_CHECK(cudaMemsetAsync(d, 0, bytes, s->stream));
+  if (n) {
+    k_formation_measure<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, nf, d);
+    CUDA_LAUNCHED("formation_measure");
+  }
+  unsigned long long *h = (unsigned long long *)malloc(bytes + 1);
+  if (!h) return thr_backend_error(s->self, "out of memory measuring %d formations", nf);
+  CUDA_CHECK(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, s->stream));
+  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  for (int f = 0; f < nf; ++f) {
+    sq_q[f] += (int64_t)h[f];
+    broken[f] += (int64_t)h[nf + f];
+  }
+  free(h);
+  return 0;
 }
 
 void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out) {

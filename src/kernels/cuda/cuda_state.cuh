@@ -75,6 +75,10 @@ typedef struct cuda_state {
   void *d_halo[2];
   size_t d_halo_cap[2];
 
+  /* the formations' state of this step (set_formations) */
+  thr_formation_state *d_forms;
+  int forms_cap;
+
   /* metrics accumulator */
   void *d_metrics;
 
@@ -146,6 +150,7 @@ void thr_cuda_predict(cuda_state *s, float time);
 void thr_cuda_pass(cuda_state *s, int kind, int part);
 int thr_cuda_set_interior(cuda_state *s, thr_window interior);
 void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out);
+int thr_cuda_formation_measure(cuda_state *s, int nf, int64_t *sq_q, int64_t *broken);
 void thr_cuda_health_post(cuda_state *s);
 uint64_t thr_cuda_health(cuda_state *s, int wait, int *late);
 

@@ -1,0 +1,205 @@
+/* The formation parts of the passes (kernels/passes.h) on hand-placed
+ * agents: the per-agent congestion test (eq. 9), the formation group
+ * (eq. 8), no avoidance and no friction within a formation while contact
+ * acts between all, XSPH within a formation only, and the steering's
+ * feed-forward (spec §5.1 of ../shared/reference/seed-004-srd-formations.md). */
+#include <stdint.h>
+
+#include "check.h"
+#include "io/config.h"
+#include "kernels/cpu/cell_sort.h"
+#include "kernels/passes.h"
+
+enum { MAXN = 8 };
+
+/* Up to MAXN agents in a 6 x 6 grid of 1 m cells; formations on. */
+typedef struct scene {
+  int n;
+  thr_vec2 x[MAXN], p[MAXN], v[MAXN], srd[MAXN];
+  uint32_t id[MAXN];
+  float radius[MAXN], inv_mass[MAXN], speed[MAXN];
+  int32_t formation[MAXN], fclear[MAXN];
+  int cell[MAXN], order[MAXN], offset[37], cursor[36];
+  thr_formation_state forms[2];
+  thr_ctx c;
+} scene;
+
+static void scene_init(scene *s) {
+  memset(s, 0, sizeof *s);
+  thr_ctx *c = &s->c;
+  thr_params_defaults(&c->prm);
+  c->prm.formation_on = 1;
+  c->prm.walls_on = 0;
+  c->prm.fm_k_it = thr_formation_iteration_stiffness(c->prm.fm_stiffness, c->prm.solver_iterations);
+  c->grid.cell = 1.0f;
+  c->grid.gnx = c->grid.gny = c->grid.nx = c->grid.ny = 6;
+  c->k_contact = c->k_xsph = 1;
+  c->k_longrange = 3;
+  c->k_formation = 1;
+  double h = c->prm.xsph_h; /* as thr_world_init derives it */
+  c->prm.xsph_poly6 = (float)(315.0 / (64.0 * 3.14159265358979 * pow(h, 9.0)));
+}
+
+static int add(scene *s, float x, float y, int formation) {
+  int i = s->n++;
+  s->x[i] = s->p[i] = v2(x, y);
+  s->id[i] = (uint32_t)i;
+  s->radius[i] = 0.25f;
+  s->inv_mass[i] = 1.0f;
+  s->speed[i] = 1.4f;
+  s->formation[i] = formation;
+  s->fclear[i] = THR_FCLEAR_MAX;
+  return i;
+}
+
+/* The neighbour index over x* and the context's pointers. */
+static const thr_ctx *bind(scene *s) {
+  thr_ctx *c = &s->c;
+  for (int i = 0; i < s->n; ++i) s->cell[i] = thr_local_cell(&c->grid, s->p[i]);
+  thr_cell_sort(s->cell, s->id, (size_t)s->n, 36, s->offset, s->order, s->cursor);
+  c->grid.offset = s->offset;
+  c->grid.order = s->order;
+  c->grid.cell_of = s->cell;
+  c->id = s->id;
+  c->radius = s->radius;
+  c->inv_mass = s->inv_mass;
+  c->x = s->x;
+  c->p = s->p;
+  c->v = s->v;
+  c->formation = s->formation;
+  c->fclear = s->fclear;
+  c->srd = s->srd;
+  c->pref_speed = s->speed;
+  c->forms = s->forms;
+  return c;
+}
+
+/* eq. 9 per agent: another formation (or an agent in none) within the
+ * look-ahead rings drops the count to 0; the agent's own formation does not. */
+THR_TEST(congestion_per_agent) {
+  scene s;
+  scene_init(&s);
+  int a = add(&s, 2.5f, 2.5f, 0);
+  add(&s, 2.7f, 2.4f, 0);           /* same formation, same cell */
+  int far = add(&s, 4.5f, 2.5f, 1); /* another formation two cells away */
+  s.fclear[a] = 7;
+  const thr_ctx *c = bind(&s);
+  CHECK(thr_agent_formation_clear(c, a) == 8); /* one ring: clear */
+  s.c.k_formation = 2;
+  CHECK(thr_agent_formation_clear(c, a) == 0); /* two rings: congested */
+  s.c.k_formation = 0;
+  s.p[far] = s.x[far] = v2(2.9f, 2.9f); /* into a's own cell */
+  c = bind(&s);
+  CHECK(thr_agent_formation_clear(c, a) == 0);
+  s.formation[far] = -1; /* an agent in no formation is another group too */
+  CHECK(thr_agent_formation_clear(c, a) == 0);
+  s.formation[far] = 0;
+  CHECK(thr_agent_formation_clear(c, a) == 8);
+  /* saturates, and agents outside formations keep their count */
+  s.fclear[a] = THR_FCLEAR_MAX;
+  CHECK(thr_agent_formation_clear(c, a) == THR_FCLEAR_MAX);
+  s.fclear[far] = 5;
+  s.formation[far] = -1;
+  CHECK(thr_agent_formation_clear(c, far) == 5);
+}
+
+/* eq. 8: a holding agent moves towards its SRD (P + offset) by k_it, capped
+ * at speed dt / N; a broken one (count <= restore_delay) does not move. */
+THR_TEST(formation_pass_moves_holding_agents_only) {
+  scene s;
+  scene_init(&s);
+  int a = add(&s, 1.0f, 1.0f, 0);
+  s.forms[0].pos = v2(1.0f, 1.0f);
+  s.srd[a] = v2(0.0f, 0.03f); /* SRD 3 cm above: below the cap */
+  const thr_ctx *c = bind(&s);
+  thr_vec2 q = thr_agent_formation(c, a);
+  CHECK_NEAR(q.x, 1.0, 0.0);
+  CHECK_NEAR(q.y, 1.0 + 0.03 * s.c.prm.fm_k_it, 1e-6);
+  s.srd[a] = v2(10.0f, 0.0f); /* 10 m away: the cap */
+  q = thr_agent_formation(c, a);
+  CHECK_NEAR(q.x - 1.0, 1.4 * s.c.prm.dt / s.c.prm.solver_iterations, 1e-6);
+  s.c.prm.fm_restore_delay = 3;
+  s.fclear[a] = 3; /* clear for 3 steps, delay 3: not yet */
+  q = thr_agent_formation(c, a);
+  CHECK(q.x == 1.0f && q.y == 1.0f);
+  s.fclear[a] = 4;
+  CHECK(thr_agent_formation(c, a).x > 1.0f);
+  s.formation[a] = -1; /* not in a formation */
+  CHECK(thr_agent_formation(c, a).x == 1.0f);
+}
+
+/* Two agents on a head-on course: the long-range group corrects them when
+ * they are in different formations (or formations are off), not when they
+ * are in the same one. */
+THR_TEST(same_formation_pairs_do_not_avoid) {
+  scene s;
+  scene_init(&s);
+  int a = add(&s, 1.0f, 2.5f, 0), b = add(&s, 3.0f, 2.52f, 0);
+  s.p[a] = v2(1.03f, 2.5f);
+  s.p[b] = v2(2.97f, 2.52f);
+  const thr_ctx *c = bind(&s);
+  thr_vec2 qa = thr_agent_long_range(c, a), qb = thr_agent_long_range(c, b);
+  CHECK(qa.x == s.p[a].x && qa.y == s.p[a].y && qb.x == s.p[b].x && qb.y == s.p[b].y);
+  s.formation[b] = 1;
+  qa = thr_agent_long_range(c, a);
+  CHECK(v2_len(v2_sub(qa, s.p[a])) > 1e-4f);
+  s.formation[b] = 0;
+  s.c.prm.formation_on = 0; /* formations off: the formation field is ignored */
+  qa = thr_agent_long_range(c, a);
+  CHECK(v2_len(v2_sub(qa, s.p[a])) > 1e-4f);
+}
+
+/* Contact separates every overlapping pair; within a formation without
+ * friction (the result equals a frictionless run), between formations
+ * with it. */
+THR_TEST(contact_for_all_friction_between_formations_only) {
+  scene s;
+  scene_init(&s);
+  int a = add(&s, 2.0f, 2.0f, 0), b = add(&s, 2.45f, 2.0f, 0);
+  s.p[a] = v2(2.0f, 2.05f); /* a slid sideways along b this step */
+  const thr_ctx *c = bind(&s);
+  thr_vec2 same = thr_agent_contact(c, a);
+  CHECK(same.x < s.p[a].x); /* pushed apart */
+  s.c.prm.friction_on = 0;
+  thr_vec2 none = thr_agent_contact(c, a);
+  CHECK(same.x == none.x && same.y == none.y);
+  s.c.prm.friction_on = 1;
+  s.formation[b] = 1;
+  thr_vec2 other = thr_agent_contact(c, a);
+  CHECK(other.x < s.p[a].x);
+  CHECK(fabsf(other.y - none.y) > 1e-5f); /* friction acted on the sliding */
+}
+
+/* XSPH smooths a formation agent's velocity over its own formation only;
+ * the steering's feed-forward keeps an agent on its SRD at the group's
+ * velocity. */
+THR_TEST(xsph_within_formation_and_feed_forward) {
+  scene s;
+  scene_init(&s);
+  s.c.prm.max_speed = 0.0f;
+  s.c.prm.steer_mode = THR_STEER_OFF;
+  int a = add(&s, 2.0f, 2.0f, 0), b = add(&s, 3.0f, 2.0f, 1);
+  s.v[a] = v2(1.0f, 0.0f);
+  s.v[b] = v2(-1.0f, 0.0f);
+  const thr_ctx *c = bind(&s);
+  thr_vec2 va = thr_agent_xsph_clamp(c, a, s.v[a]);
+  CHECK(va.x == 1.0f && va.y == 0.0f); /* b is in another formation */
+  s.formation[b] = 0;
+  va = thr_agent_xsph_clamp(c, a, s.v[a]);
+  CHECK(va.x < 1.0f); /* now smoothed towards b */
+  /* on its SRD, moving with the group: pursuit keeps the velocity exactly */
+  s.formation[b] = 1;
+  s.c.prm.steer_mode = THR_STEER_PURSUIT;
+  s.c.prm.xsph_on = 0;
+  s.forms[0].pos = s.p[a];
+  s.forms[0].vel = v2(1.2f, 0.0f);
+  s.v[a] = v2(1.2f, 0.0f);
+  va = thr_agent_xsph_clamp(c, a, s.v[a]);
+  CHECK(va.x == 1.2f && va.y == 0.0f);
+  /* standing, 0.5 m behind its SRD: turns towards it by at most a_s dt */
+  s.srd[a] = v2(0.5f, 0.0f);
+  s.v[a] = v2(0.0f, 0.0f);
+  va = thr_agent_xsph_clamp(c, a, s.v[a]);
+  CHECK_NEAR(v2_len(va), s.c.prm.steer_accel * s.c.prm.dt, 1e-6);
+  CHECK(va.x > 0.0f && va.y == 0.0f);
+}
