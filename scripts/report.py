@@ -11,6 +11,12 @@ agents.png, exits.png, areas.png, lines.png, density.png, speed.png,
 snapshot.png, travel.png and index.html. Each figure is drawn when its inputs
 exist; the page lists the inputs that were missing or unreadable.
 
+Runs with group formations also write formations.csv: then formations.png
+(each formation's RMS error and its broken agents over time) and
+formation_snapshots.png (the agents coloured by group at the start, when the
+most agents were broken, when the last were, and at the end) are drawn too.
+Without formations.csv neither is, and the page does not list it as missing.
+
 Exit status: 0 the page was written, 1 it could not be (matplotlib missing,
 report directory not writable), 2 OUTDIR is not a throng output directory
 (no run.json) or bad usage.
@@ -26,11 +32,13 @@ import math
 import os
 import re
 import sys
+import warnings
 
 FIGURES = ("agents.png", "exits.png", "areas.png", "lines.png", "density.png", "speed.png", "snapshot.png",
-           "travel.png")
+           "travel.png", "formations.png", "formation_snapshots.png")
 DEBIAN_PYTHON = "/usr/bin/python3"
 MANY_AGENTS = 50000  # above this, the snapshot draws dots instead of true-size circles
+MANY_FORMATIONS = 10  # above this, formations.png draws thin lines and their mean, without a legend
 
 
 def fail(code, msg):
@@ -248,6 +256,60 @@ def read_frame(path, np):
         data = np.zeros((0, 5))
     x, y, vx, vy, r = data.T
     return x, y, np.hypot(vx, vy), r
+
+
+def read_groups(path, np):
+    """The agents' group numbers of one trajectory file or trajectory.h5 frame
+    (in read_frame's order), or None when it has none (a CSV file without a
+    group column)."""
+    if isinstance(path, tuple):
+        import h5py
+        name, first, rows = path
+        with h5py.File(name, "r") as f:
+            if "group" not in f:
+                return None
+            return f["group"][first:first + rows].astype(int)
+    with open(path, encoding="utf-8") as f:
+        header = [h.strip() for h in f.readline().strip().split(",")]
+        has_rows = any(line.strip() for line in f)
+    if "group" not in header:
+        return None
+    if not has_rows:
+        return np.zeros(0, dtype=int)
+    g = np.loadtxt(path, delimiter=",", skiprows=1, usecols=[header.index("group")], ndmin=1, dtype=float)
+    return np.where(np.isfinite(g), g, -1).astype(int)
+
+
+def formation_series(rows, np):
+    """formations.csv as arrays: {"step", "time": one value a metrics step;
+    "formation", "group": one a formation, by formation number; "rms_error",
+    "broken", "arrived", "x", "y": steps x formations, nan where a row is
+    missing}, or None without rows."""
+    rows = [r for r in rows
+            if math.isfinite(r.get("step", math.nan)) and math.isfinite(r.get("formation", math.nan))]
+    if not rows:
+        return None
+    steps = sorted({int(r["step"]) for r in rows})
+    ids = sorted({int(r["formation"]) for r in rows})
+    at_step = {s: k for k, s in enumerate(steps)}
+    at_id = {f: k for k, f in enumerate(ids)}
+    out = {"step": np.array(steps), "formation": ids}
+    time = np.full(len(steps), np.nan)
+    group = {}
+    keys = ("rms_error", "broken", "arrived", "x", "y")
+    for key in keys:
+        out[key] = np.full((len(steps), len(ids)), np.nan)
+    for r in rows:
+        i, j = at_step[int(r["step"])], at_id[int(r["formation"])]
+        if math.isnan(time[i]):
+            time[i] = r.get("time", math.nan)
+        if ids[j] not in group and math.isfinite(r.get("group", math.nan)):
+            group[ids[j]] = int(r["group"])
+        for key in keys:
+            out[key][i, j] = r.get(key, math.nan)
+    out["time"] = time
+    out["group"] = [group.get(f, f) for f in ids]
+    return out
 
 
 # ---- geometry -----------------------------------------------------------------------------------
@@ -862,6 +924,235 @@ def fig_snapshot(ctx):
     return fig, caption
 
 
+def formation_labels(fs):
+    """Each formation's name: "group G", or "formation F (group G)" where formations share a group."""
+    groups = fs["group"]
+    if len(set(groups)) == len(groups):
+        return [f"group {g}" for g in groups]
+    return [f"formation {f} (group {g})" for f, g in zip(fs["formation"], groups)]
+
+
+def group_colours(groups, plt):
+    """One colour a group, the same in both formation figures: tab10 for up to
+    10 groups, else tab20 over and over."""
+    cmap = plt.get_cmap("tab10" if len(set(groups)) <= 10 else "tab20")
+    return {g: cmap(k % cmap.N) for k, g in enumerate(dict.fromkeys(groups))}
+
+
+def broken_moments(fs, np):
+    """(broken agents a metrics step summed over the formations, the step index
+    of the most, that of the last with any); the indices are None when no
+    formation broke."""
+    total = np.nansum(fs["broken"], axis=1)
+    if not (total > 0).any():
+        return total, None, None
+    return total, int(np.argmax(total)), int(np.nonzero(total > 0)[0][-1])
+
+
+def fig_formations(ctx):
+    plt, np = ctx.plt, ctx.np
+    fs = ctx.formation_series
+    if fs is None:
+        return None
+    t, rms, broken = fs["time"], fs["rms_error"], fs["broken"]
+    n = len(fs["formation"])
+    few = n <= MANY_FORMATIONS
+    labels = formation_labels(fs)
+    colours = group_colours(fs["group"], plt)
+    style = "o-" if len(t) == 1 else "-"
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 6.4), sharex=True)
+    for k in range(n):
+        colour = colours[fs["group"][k]]
+        if few:
+            a1.plot(t, rms[:, k], style, color=colour, linewidth=1.5, label=labels[k])
+            a2.plot(t, broken[:, k], style, color=colour, linewidth=1.5 if n == 1 else 1.0, label=labels[k])
+        else:
+            a1.plot(t, rms[:, k], style, color=colour, linewidth=0.6, alpha=0.5)
+    if not few:
+        with warnings.catch_warnings():  # a step without any formation's value
+            warnings.simplefilter("ignore", RuntimeWarning)
+            mean = np.nanmean(rms, axis=1)
+        a1.plot(t, mean, style, color="black", linewidth=2.2, label=f"mean of the {n} formations")
+    total, most, last = broken_moments(fs, np)
+    if n > 1:
+        a2.plot(t, total, style, color="black", linewidth=2.0, label="all formations")
+    a1.set_ylabel("RMS error [m]")
+    a1.set_title("Formations: RMS error and broken agents")
+    a1.set_ylim(bottom=0)
+    a1.grid(True, alpha=0.3)
+    a1.legend(title="formation" if few else None, loc="best", framealpha=0.9)
+    a2.set_ylabel("broken agents")
+    a2.set_xlabel("time [s]")
+    a2.set_ylim(bottom=0, top=max(1.0, float(np.nanmax(total)) * 1.05 if total.size else 1.0))
+    a2.yaxis.set_major_locator(ctx.mpl.ticker.MaxNLocator(integer=True))
+    a2.grid(True, alpha=0.3)
+    if n > 1:
+        a2.legend(loc="best", framealpha=0.9, fontsize=8 if few and n > 4 else None,
+                  ncol=2 if few and n > 4 else 1)
+    what = ("each formation's" if few else f"each of the {n} formations' (thin lines; bold: their mean)")
+    caption = (f"Top: {what} RMS error, the root mean square distance of its agents to their places in the "
+               f"formation (their Short Range Destinations). Bottom: agents whose formation is dropped (broken)")
+    caption += (", summed over the formations (black) and per formation" if n > 1 and few
+                else ", summed over the formations" if n > 1 else "")
+    if most is None:
+        caption += "; no agent's formation was dropped"
+        a2.text(0.5, 0.5, "no agent's formation was dropped", transform=a2.transAxes, ha="center", va="center",
+                color="#555555")
+    else:
+        caption += (f"; the most, {total[most]:.0f}, at t = {t[most]:.1f} s, the last at t = {t[last]:.1f} s "
+                    "(marked by dotted lines)")
+        for ax in (a1, a2):
+            for k in sorted({most, last}):
+                ax.axvline(t[k], color="#555555", linestyle=":", linewidth=1.0, zorder=0.5)
+    if np.isfinite(fs["arrived"]).any():
+        arrived = [k for k in range(n) if (fs["arrived"][:, k] >= 1).any()]
+        caption += f". {len(arrived)} of {n} formation{'' if n == 1 else 's'} reached the end of their path"
+        if arrived and few:
+            when = []
+            for k in arrived:
+                i = int(np.nonzero(fs["arrived"][:, k] >= 1)[0][0])
+                when.append(f"{labels[k]} at t = {t[i]:.1f} s")
+            caption += f" ({', '.join(when)})"
+    return fig, caption + " (formations.csv)."
+
+
+def fig_formation_snapshots(ctx):
+    plt, np, mpl = ctx.plt, ctx.np, ctx.mpl
+    from matplotlib.collections import EllipseCollection
+    from matplotlib.lines import Line2D
+    fs, frames = ctx.formation_series, ctx.frames
+    if fs is None or not frames:
+        return None
+    steps = fs["step"]
+
+    def nearest_frame(step):
+        return min(range(len(frames)), key=lambda k: abs(frames[k][0] - step))
+
+    total, most, last_broken = broken_moments(fs, np)
+    moments = [(0, "start")]
+    if most is not None:
+        moments += [(nearest_frame(steps[most]), f"most broken ({total[most]:.0f})"),
+                    (nearest_frame(steps[last_broken]), "last broken")]
+    else:  # nothing broke: a third and two thirds into the run instead
+        s0, s1 = frames[0][0], frames[-1][0]
+        moments += [(nearest_frame(s0 + (s1 - s0) * q), what) for q, what in ((1 / 3, "a third in"),
+                                                                              (2 / 3, "two thirds in"))]
+    moments.append((len(frames) - 1, "end"))
+    shown = {}  # frame index: the moments it shows (one panel each frame)
+    for k, what in moments:
+        shown.setdefault(k, []).append(what)
+    picks = sorted(shown)
+    data = [read_frame(frames[k][2], np) for k in picks]
+    groups = [read_groups(frames[k][2], np) for k in picks]
+    crosses = []  # the group positions at the metrics step nearest each frame
+    for k in picks:
+        i = int(np.argmin(np.abs(steps - frames[k][0])))
+        ok = np.isfinite(fs["x"][i]) & np.isfinite(fs["y"][i])
+        crosses.append((fs["x"][i][ok], fs["y"][i][ok]))
+    colours = group_colours(fs["group"], plt)
+    few = len(colours) <= 10
+    other = "#b0b0b0"  # agents of no formation
+    alike = "#1f77b4"  # every agent, when the trajectory has no groups
+    geom = ctx.geom
+    extent = None
+    if geom.bounds() is None:
+        xs = np.concatenate([d[0] for d in data] + [c[0] for c in crosses] + [np.zeros(0)])
+        ys = np.concatenate([d[1] for d in data] + [c[1] for c in crosses] + [np.zeros(0)])
+        rmax = max([float(np.nanmax(d[3])) for d in data if len(d[3])] + [0.0])
+        if xs.size:
+            extent = (float(xs.min()) - rmax, float(ys.min()) - rmax, float(xs.max()) + rmax,
+                      float(ys.max()) + rmax)
+    b = geom.bounds() or extent or (0, 0, 1, 1)
+    w, h = max(b[2] - b[0], 1e-9), max(b[3] - b[1], 1e-9)
+    cols = 1 if len(picks) == 1 else 2
+    rows = (len(picks) + 1) // 2 if cols == 2 else 1
+    width = 11.5 if cols == 2 else 8.0
+    panel_w = (width - 0.8 - 1.7) / cols  # room for the y labels and the legend beside
+    height = min(max(rows * (panel_w * h / w + 0.55) + 0.3, 3.0), 12.0)  # as for map_figsize
+    # agents narrower than a few pixels show no colour: dots of that size instead
+    dpi = plt.rcParams["figure.dpi"]  # = savefig.dpi (load_matplotlib)
+    px_per_m = dpi * min(panel_w / (1.06 * w), ((height - 0.3) / rows - 0.55) / (1.06 * h))
+    radii = np.concatenate([d[3] for d in data] + [np.zeros(0)])
+    dot_px = 3.5
+    dots = radii.size > 0 and 2 * float(np.median(radii)) * px_per_m < dot_px
+    fig, axes = plt.subplots(rows, cols, figsize=(width, height), sharex=True, sharey=True, squeeze=False,
+                             layout="constrained")
+    axes = list(axes.ravel())
+    for ax in axes[len(picks):]:  # three panels: the fourth place stays empty
+        fig.delaxes(ax)
+        axes[axes.index(ax) - cols].xaxis.set_tick_params(labelbottom=True)
+    axes = axes[:len(picks)]
+    labels, titles, some_other = [], [], False
+    for ax, k, (x, y, speed, r), g, (cx, cy) in zip(axes, picks, data, groups, crosses):
+        draw_floor(ax, geom, mpl)
+        if g is None or len(g) != len(x):
+            face = [alike] * len(x)
+        else:
+            face = [colours.get(int(v), other) for v in g]
+            some_other = some_other or any(int(v) not in colours for v in g)
+        if len(x) > MANY_AGENTS:
+            ax.scatter(x, y, c=face, s=0.5, linewidths=0, zorder=2)
+        elif dots:
+            ax.scatter(x, y, c=face, s=(dot_px * 72 / dpi) ** 2, linewidths=0, zorder=2)
+        elif len(x):
+            ax.add_collection(EllipseCollection(2 * r, 2 * r, np.zeros_like(r), units="xy",
+                                                offsets=np.column_stack([x, y]), offset_transform=ax.transData,
+                                                facecolors=face, linewidths=0, zorder=2))
+        else:
+            ax.text(0.5, 0.5, "no agents", transform=ax.transAxes, ha="center", va="center", fontsize=12,
+                    color="#555555")
+        ax.plot(cx, cy, "x", color="white", markersize=9, markeredgewidth=3.6, zorder=3)
+        ax.plot(cx, cy, "x", color="black", markersize=8, markeredgewidth=1.8, zorder=3.1)
+        labels.append((ax, draw_geometry(ax, geom, mpl, measurement=False)))
+        ax.set_aspect("equal")
+        map_limits(ax, geom, extent)
+        if geom.bounds() is None and extent is None:
+            ax.set_xlim(0, 1)
+            ax.set_ylim(0, 1)
+        t = frame_time(ctx, frames[k])
+        when = f"t = {t:.1f} s" if t is not None else f"step {frames[k][0]}"
+        ax.set_title(f"{', '.join(shown[k])}: {when}")
+        titles.append(f"{', '.join(shown[k])} ({when})")
+    for k, ax in enumerate(axes):
+        if k + cols >= len(axes):
+            ax.set_xlabel("x [m]")
+        if k % cols == 0:
+            ax.set_ylabel("y [m]")
+    handles = []
+    if few and any(g is not None for g in groups):
+        handles += [Line2D([], [], marker="o", linestyle="none", markersize=7, markerfacecolor=c,
+                           markeredgecolor="#333333", markeredgewidth=0.5, label=f"group {name}")
+                    for name, c in colours.items()]
+    if some_other:
+        handles.append(Line2D([], [], marker="o", linestyle="none", markersize=7, markerfacecolor=other,
+                              markeredgecolor="#333333", markeredgewidth=0.5, label="no formation"))
+    handles.append(Line2D([], [], marker="x", linestyle="none", markersize=8, markeredgewidth=1.8,
+                          color="black", label="group position"))
+    axes[cols - 1].legend(handles=handles, loc="upper left", bbox_to_anchor=(1.03, 1.0), framealpha=0.9)
+    make_room(fig, labels)
+    # the exit labels widened the limits: fit the height to the panels' new shape
+    x0, x1 = axes[0].get_xlim()
+    y0, y1 = axes[0].get_ylim()
+    fig.set_size_inches(width, min(max(rows * (panel_w * (y1 - y0) / (x1 - x0) + 0.55) + 0.3, 3.0), 12.0))
+    make_room(fig, labels)
+    if any(g is None for g in groups):
+        colouring = "all alike (the trajectory has no group column)"
+    else:
+        colouring = "by group, the same colour in every panel" + ("; grey: agents of no formation"
+                                                                  if some_other else "")
+    if max(len(d[0]) for d in data) > MANY_AGENTS:
+        drawn_as = f"dots (more than {MANY_AGENTS} agents)"
+    elif dots:
+        drawn_as = "dots (at this scale their circles would be too small to see)"
+    else:
+        drawn_as = "circles of their radius"
+    caption = (f"Agents drawn as {drawn_as}, coloured {colouring}, and each formation's group position "
+               f"(black crosses): " + ", ".join(titles) + " (trajectory, formations.csv).")
+    if most is None:
+        caption += " No agent's formation was dropped: the middle panels are a third and two thirds into the run."
+    return fig, caption
+
+
 def fig_travel(ctx):
     plt, np = ctx.plt, ctx.np
     ev = ctx.evacuated
@@ -1044,7 +1335,8 @@ def write_page(ctx, drawn, failed, path):
     out.append("<h2>Missing or unreadable inputs</h2>")
     notes = []
     for name in ctx.inp.missing:
-        notes.append(f"<li><code>{e(name)}</code>: not in the output directory{e(needed_for(name))}</li>")
+        notes.append(f"<li><code>{e(name)}</code>: not in the output directory"
+                     f"{e(needed_for(name, ctx.formations is not None))}</li>")
     for name, err in ctx.inp.problems:
         notes.append(f"<li><code>{e(name)}</code>: could not be read: {e(err)}</li>")
     if notes:
@@ -1070,6 +1362,8 @@ ALT = {
     "speed.png": "map of the time-averaged speed",
     "snapshot.png": "the agents coloured by speed",
     "travel.png": "histograms of travel time and distance",
+    "formations.png": "RMS error and broken agents of the formations over time",
+    "formation_snapshots.png": "the agents coloured by group at four moments of the formations",
 }
 
 NEEDED_FOR = {
@@ -1083,11 +1377,16 @@ NEEDED_FOR = {
     "geometry.json": "the floor plan on the maps",
     "summary.json": "the summary table",
     "trajectory/trajectory.*.csv": "snapshot.png",
+    "formations.csv": "formations.png and formation_snapshots.png",
 }
+# needed as well when the run has formations (formations.csv)
+NEEDED_WITH_FORMATIONS = {"trajectory/trajectory.*.csv": "formation_snapshots.png"}
 
 
-def needed_for(name):
+def needed_for(name, formations=False):
     what = NEEDED_FOR.get(name)
+    if what and formations and name in NEEDED_WITH_FORMATIONS:
+        what += " and " + NEEDED_WITH_FORMATIONS[name]
     return f" (needed for {what})" if what else ""
 
 
@@ -1145,6 +1444,12 @@ def main(argv):
     ctx.speed_map = read_map(inp, "maps/speed.csv", np)
     ctx.geom = Geometry(inp.json("geometry.json"))
     ctx.frames = trajectory_frames(inp)
+    # only runs with group formations write formations.csv: not missing in the others
+    ctx.formations = None
+    if os.path.isfile(inp.path("formations.csv")):
+        ctx.formations = inp.csv("formations.csv", required=("step", "time", "formation", "group", "rms_error",
+                                                             "broken"))
+    ctx.formation_series = formation_series(ctx.formations[1], np) if ctx.formations else None
     ctx.facts = derive_facts(ctx)
 
     # figures of an earlier report in the same place would be mistaken for this run's
@@ -1156,8 +1461,9 @@ def main(argv):
     drawn, failed = [], []
     for name, draw in (("agents.png", fig_agents), ("exits.png", fig_exits), ("density.png",
                        lambda c: fig_map(c, "density")), ("speed.png", lambda c: fig_map(c, "speed")),
-                       ("snapshot.png", fig_snapshot), ("travel.png", fig_travel), ("areas.png", fig_areas),
-                       ("lines.png", fig_lines)):
+                       ("snapshot.png", fig_snapshot), ("formations.png", fig_formations),
+                       ("formation_snapshots.png", fig_formation_snapshots), ("travel.png", fig_travel),
+                       ("areas.png", fig_areas), ("lines.png", fig_lines)):
         try:
             made = draw(ctx)
             if made is None:
@@ -1171,6 +1477,8 @@ def main(argv):
             failed.append((name, f"{type(err).__name__}: {err}"))
     if ctx.evacuated is not None and not ctx.evacuated[1]:
         failed.append(("travel.png", "no agent has left (evacuated.csv has no rows)"))
+    if ctx.formations is not None and ctx.formation_series is None:
+        failed.append(("formations.png", "formations.csv has no rows"))
 
     page = os.path.join(report_dir, "index.html")
     try:

@@ -7,15 +7,27 @@ Usage: check_report.py THRONG CASE
 Cases:
   full        every output file (3 exits, 200 agents, a walkable area with a hole):
               every figure is a valid PNG of reasonable size, index.html shows each;
-              --out DIR writes the report there instead
+              --out DIR writes the report there instead; no formation figure (no
+              formations.csv), and the page does not ask for formations.csv
+  formations_synthetic
+              the same run with a formations.csv of its two groups (CSV trajectories
+              with a group column, the floor plan): formations.png and
+              formation_snapshots.png as well; then 12 formations, none broken
+              (thin lines and their mean, no legend of groups)
+  formations  a real run of formations (data/formations-crossing.yaml, two groups
+              that break while they cross and recover, about 3 s): exit 0,
+              formations.png and formation_snapshots.png over 10 kB, index.html
+              shows them and names the moments of the snapshots
   partial     only run.json and metrics.csv: exit 0, agents.png, the page lists what is missing
   edge        nobody left (evacuated.csv without rows, null times), one metrics row,
               an empty last trajectory frame: exit 0 and a page
   not_output  a directory without run.json, and one that does not exist: exit 2 and a message
 
 The cases that draw skip (exit 77) when no python3 that `throng report` would
-use can import matplotlib. Standard library only: the numbers are made up
-but consistent (counts, times and maps agree with each other).
+use can import matplotlib. The formations case writes CSV trajectories when
+that python3 lacks h5py (python3-h5py), so that the snapshots are drawn.
+Standard library only: the numbers are made up but consistent (counts, times
+and maps agree with each other).
 """
 import bisect
 import csv
@@ -32,6 +44,8 @@ import tempfile
 SKIP = 77
 ALL_FIGURES = ["agents.png", "exits.png", "areas.png", "lines.png", "density.png", "speed.png", "snapshot.png",
                "travel.png"]
+FORMATION_FIGURES = ["formations.png", "formation_snapshots.png"]
+FORMATIONS_SCENARIO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "formations-crossing.yaml")
 
 # ---- the synthetic run ----------------------------------------------------------------------------
 # A 40 m x 24 m hall with a 6 m x 6 m pillar block (a hole in the walkable area),
@@ -247,6 +261,30 @@ def write_outputs(d):
     return summary
 
 
+def write_formations(d, count=2, broken=True):
+    """formations.csv beside write_outputs' files: formation k of group k, at the
+    centre of the agents of group k % 2 (the groups of the trajectory: agents of
+    groups beyond 1 do not exist); with `broken`, up to 30 agents of each break
+    between t = 10 s and 30 s."""
+    agents = make_agents()
+    with open(os.path.join(d, "metrics.csv")) as f:
+        steps_times = [(int(r["step"]), float(r["time"])) for r in csv.DictReader(f)]
+    rows = []
+    where = {}  # the group's position: where its last agents were once all have left
+    for step, t in steps_times:
+        live = [(a, state(a, t)) for a in agents]
+        for k in range(count):
+            mine = [s[0] for a, s in live if s and a["group"] == k % 2]
+            if mine:
+                where[k] = (sum(p[0] for p in mine) / len(mine), sum(p[1] for p in mine) / len(mine))
+            x, y = where.get(k, (0.0, 0.0))
+            bump = max(0.0, math.sin(math.pi * (t - 10.0 - k) / 20.0)) if 10.0 + k <= t <= 30.0 + k else 0.0
+            rows.append([step, f"{t:.6f}", k, k, len(mine), g(0.05 + (1.2 + 0.1 * k) * bump),
+                         int(round(30 * bump)) if broken else 0, 1 + int(t // 20), int(not mine), g(x), g(y)])
+    write_csv(os.path.join(d, "formations.csv"), ["step", "time", "formation", "group", "agents", "rms_error",
+                                                  "broken", "waypoint", "arrived", "x", "y"], rows)
+
+
 def write_edge(d):
     """One metrics row, nobody out yet, an empty last frame: what an early stop leaves."""
     os.makedirs(os.path.join(d, "trajectory"), exist_ok=True)
@@ -293,7 +331,7 @@ def run(throng, *args):
     return p
 
 
-def check_png(path, name):
+def check_png(path, name, least=8000):
     if not os.path.isfile(path):
         fail(f"{name} was not written")
     with open(path, "rb") as f:
@@ -304,12 +342,12 @@ def check_png(path, name):
     size = os.path.getsize(path)
     if not (400 <= w <= 4000 and 250 <= h <= 4000):
         fail(f"{name}: {w} x {h} pixels, expected between 400 x 250 and 4000 x 4000")
-    if size < 8000:
-        fail(f"{name}: {size} bytes, too small to hold a figure")
+    if size < least:
+        fail(f"{name}: {size} bytes, too small to hold a figure (expected at least {least})")
     print(f"ok {name}: {w} x {h} px, {size} bytes")
 
 
-def check_page(report, figures, must_contain=(), must_not_reference=()):
+def check_page(report, figures, must_contain=(), must_not_reference=(), least=8000):
     page = os.path.join(report, "index.html")
     if not os.path.isfile(page):
         fail("index.html was not written")
@@ -317,7 +355,7 @@ def check_page(report, figures, must_contain=(), must_not_reference=()):
     if not text.lstrip().lower().startswith("<!doctype html>") or "</html>" not in text:
         fail("index.html is not a whole HTML page")
     for name in figures:
-        check_png(os.path.join(report, name), name)
+        check_png(os.path.join(report, name), name, least)
         if f'src="{name}"' not in text:
             fail(f"index.html does not show {name}")
     for name in must_not_reference:
@@ -332,14 +370,18 @@ def check_page(report, figures, must_contain=(), must_not_reference=()):
     return text
 
 
-def matplotlib_usable():
-    """Is there a python3 that `throng report` would use and that has matplotlib?
-    It runs python3 from PATH, and report.py falls back on /usr/bin/python3."""
+def report_python():
+    """The python3 that `throng report` would use with matplotlib, or None: it
+    runs python3 from PATH, and report.py falls back on /usr/bin/python3."""
     for py in (shutil.which("python3"), "/usr/bin/python3"):
         if py and os.access(py, os.X_OK):
             if subprocess.run([py, "-c", "import matplotlib"], capture_output=True).returncode == 0:
-                return True
-    return False
+                return py
+    return None
+
+
+def matplotlib_usable():
+    return report_python() is not None
 
 
 def case_full(throng, tmp):
@@ -349,14 +391,64 @@ def case_full(throng, tmp):
     if p.returncode != 0:
         fail(f"exit status {p.returncode}, expected 0")
     text = check_page(os.path.join(d, "report"), ALL_FIGURES,
-                      must_contain=["synthetic-hall", *EXITS, str(summary["exits"]["east gate"])])
+                      must_contain=["synthetic-hall", *EXITS, str(summary["exits"]["east gate"])],
+                      must_not_reference=FORMATION_FIGURES)
     if "every input was there" not in text:
         fail("the page lists missing inputs although every file is there")
+    if "formations.csv" in text:
+        fail("the page mentions formations.csv, which only runs with formations write")
     other = os.path.join(tmp, "elsewhere")
     p = run(throng, d, "--out", other)
     if p.returncode != 0:
         fail(f"--out: exit status {p.returncode}, expected 0")
     check_page(other, ALL_FIGURES)
+
+
+def case_formations_synthetic(throng, tmp):
+    d = os.path.join(tmp, "formations")
+    write_outputs(d)
+    write_formations(d)
+    p = run(throng, d)
+    if p.returncode != 0:
+        fail(f"exit status {p.returncode}, expected 0")
+    if "Traceback" in p.stderr:
+        fail("a Python traceback on stderr")
+    text = check_page(os.path.join(d, "report"), ALL_FIGURES + FORMATION_FIGURES,
+                      must_contain=["most broken", "last broken", "group 0", "group 1"], least=10000)
+    if "every input was there" not in text:
+        fail("the page lists missing inputs although every file is there")
+    many = os.path.join(tmp, "many")
+    write_outputs(many)
+    write_formations(many, count=12, broken=False)
+    p = run(throng, many)
+    if p.returncode != 0:
+        fail(f"12 formations: exit status {p.returncode}, expected 0")
+    check_page(os.path.join(many, "report"), FORMATION_FIGURES, least=10000,
+               must_contain=["each of the 12 formations", "no agent&#x27;s formation was dropped", "a third in"])
+
+
+def case_formations(throng, tmp):
+    d = os.path.join(tmp, "formations")
+    have_h5py = subprocess.run([report_python(), "-c", "import h5py"], capture_output=True).returncode == 0
+    cmd = [throng, "run", FORMATIONS_SCENARIO, "--out", d, "--quiet",
+           "--set", f"output.trajectory_format={'auto' if have_h5py else 'csv'}"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    print(f"$ {' '.join(cmd[1:])}  -> exit {p.returncode}")
+    if p.returncode != 0:
+        fail(f"the run failed: {p.stderr.strip()}")
+    if not os.path.isfile(os.path.join(d, "formations.csv")):
+        fail("the run wrote no formations.csv")
+    p = run(throng, d)
+    if p.returncode != 0:
+        fail(f"exit status {p.returncode}, expected 0")
+    if "Traceback" in p.stderr:
+        fail("a Python traceback on stderr")
+    text = check_page(os.path.join(d, "report"), ["agents.png", "snapshot.png"] + FORMATION_FIGURES, least=10000,
+                      must_contain=["start (t = 0.0 s)", "most broken (", "last broken (t = ", "end (t = ",
+                                    "2 of 2 formations reached the end of their path"])
+    for name in FORMATION_FIGURES:
+        if f"<strong>{name}</strong>" not in text:
+            fail(f"index.html has no caption of {name}")
 
 
 def case_partial(throng, tmp):
@@ -406,7 +498,8 @@ def case_not_output(throng, tmp):
     print("ok: exit 2 with a message")
 
 
-CASES = {"full": case_full, "partial": case_partial, "edge": case_edge, "not_output": case_not_output}
+CASES = {"full": case_full, "partial": case_partial, "edge": case_edge, "not_output": case_not_output,
+         "formations_synthetic": case_formations_synthetic, "formations": case_formations}
 
 
 def main():
