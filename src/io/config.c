@@ -2304,9 +2304,11 @@ static int read_formation(cfg *c, const thr_ynode *item, const char *path, int i
       return fail(c, thr_ymap_get(item, "group"), subkey(p, path, "group"),
                   "group %d already has a formation (formations.groups[%d], line %d)", d->group, k,
                   sc->formations[k].line);
+  int members = 0;
   for (int b = 0; b < sc->n_blocks; ++b) {
     const thr_block *bk = &sc->blocks[b];
     if (bk->group != d->group) continue;
+    members += !bk->source;
     const char *what = bk->source ? "appears from a source" : bk->route_kind != THR_ROUTE_GOALS ? "has an exit or journey"
                        : bk->goal_kind != THR_BGOAL_NONE ? "has a goal" : NULL;
     if (what)
@@ -2314,6 +2316,9 @@ static int read_formation(cfg *c, const thr_ynode *item, const char *path, int i
                   "agent block '%s' (line %d) of group %d %s; a formation's agents follow its path (give the block "
                   "another group or drop that key)", bk->name, bk->line, d->group, what);
   }
+  if (!members)
+    return fail(c, thr_ymap_get(item, "group"), subkey(p, path, "group"),
+                "no agent block has group %d (agents[].group); a formation needs its agents", d->group);
   return 0;
 }
 

@@ -99,6 +99,7 @@ static int cpu_set_world(thr_backend *b, const thr_world *w, const thr_params *p
   s->base.obs = thr_world_obstacle_view(w);
   s->base.goals = thr_world_goal_view(w);
   s->base.ev = thr_world_evac_view(w);
+  s->base.forms = s->forms; /* set_formations' table outlives a new window */
   s->world = w;
   s->evac = thr_world_has_evacuation(w);
   s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;

@@ -58,6 +58,7 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
   thr_goal_view gv = {s->n_goals, s->n_sets, s->d_goals, s->d_set_first, s->d_set_items};
   s->base.obs = ov;
   s->base.goals = gv;
+  s->base.forms = s->d_forms; /* set_formations' table outlives a new window */
   s->d_offset = upload_array<int>(s, NULL, s->ncell + 1);
   s->d_count = upload_array<int>(s, NULL, s->ncell + 1);
   CUDA_CHECK(cudaMemset(s->d_offset, 0, (s->ncell + 1) * sizeof(int)));
