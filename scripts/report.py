@@ -830,6 +830,19 @@ def frame_time(ctx, frame):
     return None
 
 
+def frame_panel(ax, ctx, geom, mpl, extent, frame):
+    """The walls, equal aspect and limits of a panel showing a trajectory
+    frame: (the geometry's labels, "t = ... s" or "step N")."""
+    geometry_labels = draw_geometry(ax, geom, mpl, measurement=False)
+    ax.set_aspect("equal")
+    map_limits(ax, geom, extent)
+    if geom.bounds() is None and extent is None:
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+    t = frame_time(ctx, frame)
+    return geometry_labels, (f"t = {t:.1f} s" if t is not None else f"step {frame[0]}")
+
+
 def fig_snapshot(ctx):
     plt, np, mpl = ctx.plt, ctx.np, ctx.mpl
     from matplotlib.collections import EllipseCollection
@@ -891,14 +904,8 @@ def fig_snapshot(ctx):
         else:
             ax.text(0.5, 0.5, "no agents", transform=ax.transAxes, ha="center", va="center", fontsize=12,
                     color="#555555")
-        labels.append((ax, draw_geometry(ax, geom, mpl, measurement=False)))
-        ax.set_aspect("equal")
-        map_limits(ax, geom, extent)
-        if geom.bounds() is None and extent is None:
-            ax.set_xlim(0, 1)
-            ax.set_ylim(0, 1)
-        t = frame_time(ctx, frames[k])
-        when = f"t = {t:.1f} s" if t is not None else f"step {frames[k][0]}"
+        geometry_labels, when = frame_panel(ax, ctx, geom, mpl, extent, frames[k])
+        labels.append((ax, geometry_labels))
         kind = "mid-run" if k != shown_last else ("last frame with agents" if shown_last != last else "last frame")
         ax.set_title(f"{kind}: {when}, {len(x)} agents")
         titles.append(f"{kind} ({when}, {len(x)} agents)")
@@ -1103,14 +1110,8 @@ def fig_formation_snapshots(ctx):
                     color="#555555")
         ax.plot(cx, cy, "x", color="white", markersize=9, markeredgewidth=3.6, zorder=3)
         ax.plot(cx, cy, "x", color="black", markersize=8, markeredgewidth=1.8, zorder=3.1)
-        labels.append((ax, draw_geometry(ax, geom, mpl, measurement=False)))
-        ax.set_aspect("equal")
-        map_limits(ax, geom, extent)
-        if geom.bounds() is None and extent is None:
-            ax.set_xlim(0, 1)
-            ax.set_ylim(0, 1)
-        t = frame_time(ctx, frames[k])
-        when = f"t = {t:.1f} s" if t is not None else f"step {frames[k][0]}"
+        geometry_labels, when = frame_panel(ax, ctx, geom, mpl, extent, frames[k])
+        labels.append((ax, geometry_labels))
         ax.set_title(f"{', '.join(shown[k])}: {when}")
         titles.append(f"{', '.join(shown[k])} ({when})")
     for k, ax in enumerate(axes):
