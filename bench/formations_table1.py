@@ -12,6 +12,11 @@ step is throng's own wall time of the stepping loop over S. Prints a
 markdown table with the paper's reported frame rates beside ours.
 
   formations_table1.py THRONG [--backend cpu|cuda] [--threads T] [--steps S] [--sizes 100,200,...]
+  formations_table1.py --write-configs DIR [--sizes ...]   only write the scenarios (formations
+                                                           ones as table1-N.yaml) into DIR
+
+configs/formations/table1/ holds the formation scenarios of the default
+sizes, written by --write-configs.
 """
 import argparse
 import os
@@ -42,8 +47,11 @@ def scenario(n, formations):
         blocks.append(f"  - {{layout: grid, min: [{x - w / 2:.2f}, {-h / 2:.2f}], max: [{x + w / 2:.2f}, {h / 2:.2f}], "
                       f"rows: {rows}, cols: {cols}, group: {g}{goal}}}")
         forms.append(f"    - {{group: {g}, path: [[{x:.2f}, 0], [0, {bend:.2f}], [{tx:.2f}, 0]], speed: 1.2}}")
-    text = (f"name: table1-{n}-{'formations' if formations else 'plain'}\nmodel: {{preset: pedestrian}}\n"
+    text = (f"name: table1-{n}{'' if formations else '-plain'}\n"
+            f"description: seed paper 004 Table 1 series, {n} agents (bench/formations_table1.py)\n"
+            "model: {preset: pedestrian}\n"
             f"world: {{min: [{-d - w:.1f}, {-h - 20:.1f}], max: [{d + w:.1f}, {h + 20:.1f}]}}\n"
+            f"time: {{steps: {int(2 * d / 1.2 * 48)}}}\n"
             "agents:\n" + "\n".join(blocks) + "\n")
     if formations:
         text += "formations:\n  groups:\n" + "\n".join(forms) + "\n"
@@ -64,13 +72,21 @@ def time_per_step(exe, path, steps, backend, threads):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("throng")
+    ap.add_argument("throng", nargs="?")
+    ap.add_argument("--write-configs", metavar="DIR")
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--steps", type=int, default=960)
     ap.add_argument("--sizes", default="100,200,400,800,1600")
     a = ap.parse_args()
     sizes = [int(s) for s in a.sizes.split(",")]
+    if a.write_configs:
+        for n in sizes:
+            with open(os.path.join(a.write_configs, f"table1-{n}.yaml"), "w") as f:
+                f.write(scenario(n, True))
+        return
+    if not a.throng:
+        ap.error("THRONG is required unless --write-configs is given")
     print(f"backend {a.backend}, {a.threads} thread(s), {a.steps} steps per run\n")
     print("| agents | paper avg FPS (ms/frame) | throng ms/step, formations | steps/s | plain agents ms/step | "
           "formation overhead |")
