@@ -65,6 +65,35 @@ THR_HD int thr_obstacle_distance(const thr_obstacle_view *ov, int o, thr_vec2 p,
   return 1;
 }
 
+/* How far along a move from s to p an agent may go and stay on s's side of
+ * every obstacle listed for the cell (s: where it was at the start of the
+ * step, or of the stability pass): 1 when the path crosses no open wall and
+ * no edge of a closed obstacle that s lies outside of; else the fraction
+ * that stops THR_WALL_KEEP short of the first crossing. However hard an
+ * agent is pushed in one pass, it never ends it beyond a thin wall, and so
+ * never starts a step there (issue 21). */
+#define THR_WALL_KEEP 1e-3f
+THR_HD float thr_walls_keep_fraction(const thr_obstacle_view *ov, int cell, thr_vec2 s, thr_vec2 p) {
+  thr_vec2 d = v2_sub(p, s);
+  float first = 2.0f;
+  for (int t = ov->cell_offset[cell]; t < ov->cell_offset[cell + 1]; ++t) {
+    int o = ov->cell_items[t], v0 = ov->vfirst[o], v1 = ov->vfirst[o + 1], closed = ov->closed[o];
+    if (closed && thr_point_in_polygon(ov, o, s)) continue; /* leaving a polygon it is in is the way out */
+    int nseg = closed ? v1 - v0 : v1 - v0 - 1;
+    for (int k = 0; k < nseg; ++k) {
+      thr_vec2 a = ov->verts[v0 + k], b = ov->verts[k + 1 < v1 - v0 ? v0 + k + 1 : v0];
+      if (!thr_path_crosses_wall(s, p, a, b, 1)) continue;
+      thr_vec2 ab = v2_sub(b, a);
+      float den = v2_cross(d, ab);
+      float u = den != 0.0f ? v2_cross(v2_sub(a, s), ab) / den : 0.0f;
+      if (u < first) first = u;
+    }
+  }
+  if (!(first <= 1.0f)) return 1.0f;
+  float back = first - THR_WALL_KEEP / v2_len(d);
+  return back > 0.0f ? back : 0.0f;
+}
+
 /* Section 4.7 for one agent: contact with every obstacle listed for its
  * cell (each obstacle is one constraint with its closest point). Adds the
  * corrections to *sum and returns the number of active constraints. */

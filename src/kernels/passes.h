@@ -196,6 +196,13 @@ THR_HD thr_vec2 thr_agent_steer(const thr_ctx *c, int i, int f, thr_vec2 v, thr_
   return v;
 }
 
+/* Agent i's move dx from s, shortened where it would cross a wall
+ * (thr_walls_keep_fraction); unchanged, bit for bit, where it does not. */
+THR_HD thr_vec2 thr_walls_keep_move(const thr_ctx *c, int i, thr_vec2 s, thr_vec2 dx) {
+  float f = thr_walls_keep_fraction(&c->obs, c->grid.cell_of[i], s, v2_add(s, dx));
+  return f < 1.0f ? v2_scale(dx, f) : dx;
+}
+
 /* Stability iteration (Algorithm 1 lines 9-15): contact constraints on the
  * start-of-step positions x^n, agents and walls. Returns the correction,
  * which the caller adds to both x^n and x*. */
@@ -222,7 +229,8 @@ THR_HD thr_vec2 thr_agent_stability(const thr_ctx *c, int i) {
   if (prm->walls_on)
     n += thr_walls_agent(&c->obs, c->grid.cell_of[i], xi, xi, ri * prm->radius_scale,
                          prm->wall_stiffness, &sum);
-  return thr_jacobi_average(sum, n, prm->omega);
+  thr_vec2 dx = thr_jacobi_average(sum, n, prm->omega);
+  return prm->walls_on ? thr_walls_keep_move(c, i, xi, dx) : dx;
 }
 
 /* Search radius of the long-range group: the larger of the enabled ones. */
@@ -435,7 +443,12 @@ THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
   if (prm->walls_on)
     n += thr_walls_agent(&c->obs, c->grid.cell_of[i], pi, xi, ri * prm->radius_scale,
                          prm->wall_stiffness, &sum);
-  return v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
+  thr_vec2 next = v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
+  if (prm->walls_on) { /* the last group of an iteration ends on x^n's side of every wall */
+    float f = thr_walls_keep_fraction(&c->obs, c->grid.cell_of[i], xi, next);
+    if (f < 1.0f) next = v2_add(xi, v2_scale(v2_sub(next, xi), f));
+  }
+  return next;
 }
 
 /* Algorithm 1 line 23: v = (x* - x) / dt. */

@@ -3,76 +3,8 @@
  * (eq. 8), no avoidance and no friction within a formation while contact
  * acts between all, XSPH within a formation only, and the steering's
  * feed-forward (spec §5.1 of ../shared/reference/seed-004-srd-formations.md). */
-#include <stdint.h>
-
 #include "check.h"
-#include "io/config.h"
-#include "kernels/cpu/cell_sort.h"
-#include "kernels/passes.h"
-
-enum { MAXN = 8 };
-
-/* Up to MAXN agents in a 6 x 6 grid of 1 m cells; formations on. */
-typedef struct scene {
-  int n;
-  thr_vec2 x[MAXN], p[MAXN], v[MAXN], srd[MAXN];
-  uint32_t id[MAXN];
-  float radius[MAXN], inv_mass[MAXN], speed[MAXN];
-  int32_t formation[MAXN], fclear[MAXN];
-  int cell[MAXN], order[MAXN], offset[37], cursor[36];
-  thr_formation_state forms[2];
-  thr_ctx c;
-} scene;
-
-static void scene_init(scene *s) {
-  memset(s, 0, sizeof *s);
-  thr_ctx *c = &s->c;
-  thr_params_defaults(&c->prm);
-  c->prm.formation_on = 1;
-  c->prm.walls_on = 0;
-  c->prm.fm_k_it = thr_formation_iteration_stiffness(c->prm.fm_stiffness, c->prm.solver_iterations);
-  c->grid.cell = 1.0f;
-  c->grid.gnx = c->grid.gny = c->grid.nx = c->grid.ny = 6;
-  c->k_contact = c->k_xsph = 1;
-  c->k_longrange = 3;
-  c->k_formation = 1;
-  double h = c->prm.xsph_h; /* as thr_world_init derives it */
-  c->prm.xsph_poly6 = (float)(315.0 / (64.0 * 3.14159265358979 * pow(h, 9.0)));
-}
-
-static int add(scene *s, float x, float y, int formation) {
-  int i = s->n++;
-  s->x[i] = s->p[i] = v2(x, y);
-  s->id[i] = (uint32_t)i;
-  s->radius[i] = 0.25f;
-  s->inv_mass[i] = 1.0f;
-  s->speed[i] = 1.4f;
-  s->formation[i] = formation;
-  s->fclear[i] = THR_FCLEAR_MAX;
-  return i;
-}
-
-/* The neighbour index over x* and the context's pointers. */
-static const thr_ctx *bind(scene *s) {
-  thr_ctx *c = &s->c;
-  for (int i = 0; i < s->n; ++i) s->cell[i] = thr_local_cell(&c->grid, s->p[i]);
-  thr_cell_sort(s->cell, s->id, (size_t)s->n, 36, s->offset, s->order, s->cursor);
-  c->grid.offset = s->offset;
-  c->grid.order = s->order;
-  c->grid.cell_of = s->cell;
-  c->id = s->id;
-  c->radius = s->radius;
-  c->inv_mass = s->inv_mass;
-  c->x = s->x;
-  c->p = s->p;
-  c->v = s->v;
-  c->formation = s->formation;
-  c->fclear = s->fclear;
-  c->srd = s->srd;
-  c->pref_speed = s->speed;
-  c->forms = s->forms;
-  return c;
-}
+#include "scene.h"
 
 /* eq. 9 per agent: another formation (or an agent in none) within the
  * look-ahead rings drops the count to 0; the agent's own formation does not. */

@@ -7,6 +7,7 @@
 #include "check.h"
 #include "kernels/obstacles_view.h"
 #include "kernels/physics.h"
+#include "scene.h"
 
 #define TOL 1e-6
 
@@ -323,4 +324,72 @@ THR_TEST(walls_agent_sum) {
   sum = v2(0.0f, 0.0f);
   CHECK(thr_walls_agent(&ov, 0, v2(2.0f, -0.1f), v2(2.0f, 0.2f), 0.5f, 1.0f, &sum) == 1);
   CHECK_NEAR(sum.y, 0.6, TOL);
+}
+
+/* ---- an agent never ends a pass beyond a wall (issue 21) ------------------ */
+
+/* thr_walls_keep_fraction by hand: open wall 0 at y = 0, s = (2, 0.3) to
+ * p = (2, -0.5) crosses at u = 0.3 / 0.8 = 0.375; 1 mm short of it:
+ * f = 0.375 - 0.001 / 0.8 = 0.37375 (end at y = 0.001). A move that crosses
+ * nothing keeps f = 1 exactly. Closed square 1 (10..12 x 0..2): from inside,
+ * leaving is free; from (11, -0.5) to (11, 0.5) it stops 1 mm short of
+ * the edge (u = 0.5, f = 0.499), and through the whole square to (11, 2.5)
+ * at its first edge (f = 1/6 - 0.001/3). */
+THR_TEST(keep_fraction) {
+  thr_obstacle_view ov = make_view(k_one_cell_offset, k_one_cell_items);
+  CHECK_NEAR(thr_walls_keep_fraction(&ov, 0, v2(2.0f, 0.3f), v2(2.0f, -0.5f)), 0.37375, TOL);
+  CHECK(thr_walls_keep_fraction(&ov, 0, v2(2.0f, 0.3f), v2(2.5f, 0.1f)) == 1.0f);
+  CHECK(thr_walls_keep_fraction(&ov, 0, v2(11.0f, 1.0f), v2(11.0f, -1.0f)) == 1.0f);
+  CHECK_NEAR(thr_walls_keep_fraction(&ov, 0, v2(11.0f, -0.5f), v2(11.0f, 0.5f)), 0.499, TOL);
+  CHECK_NEAR(thr_walls_keep_fraction(&ov, 0, v2(11.0f, -0.5f), v2(11.0f, 2.5f)), 1.0 / 6.0 - 0.001 / 3.0, TOL);
+  /* the corridor between walls 0 and 2: pushed up through wall 2 from y = 0.9 */
+  CHECK_NEAR(thr_walls_keep_fraction(&ov, 0, v2(1.0f, 0.9f), v2(1.0f, 1.3f)), 0.25 - 0.001 / 0.4, TOL);
+}
+
+/* A thin wall at y = 1 between x = 0.5 and 5.5 (in a 6 x 6 scene). */
+static const thr_vec2 k_thin_wall[] = {{0.5f, 1.0f}, {5.5f, 1.0f}};
+static const int k_thin_vfirst[] = {0, 2};
+static const int k_thin_closed[] = {0};
+
+/* A heavy agent (mass 100) 0.1 m above a light one standing 0.1 m above the
+ * wall: contact pushes the light one down by 0.95 x 100/101 = 0.9406 m, the
+ * wall up by 0.525 - 0.1 = 0.425 m; Jacobi: 1.2 (0.425 - 0.9406) / 2 =
+ * -0.309 m, to y = 0.791, beyond the wall. With the guard it ends 1 mm short
+ * of it, on its side. The stability pass (x^n) the same. */
+THR_TEST(heavy_agent_cannot_push_through_a_thin_wall) {
+  scene s;
+  scene_init(&s);
+  s.c.prm.formation_on = 0;
+  int light = add(&s, 3.0f, 1.1f, -1), heavy = add(&s, 3.0f, 1.2f, -1);
+  s.radius[light] = s.radius[heavy] = 0.5f;
+  s.inv_mass[heavy] = 0.01f;
+  scene_walls(&s, 1, k_thin_vfirst, k_thin_closed, k_thin_wall);
+  const thr_ctx *c = bind(&s);
+  thr_vec2 q = thr_agent_contact(c, light);
+  CHECK_NEAR(q.y, 1.001, 1e-5);
+  CHECK(q.y > 1.0f);
+  thr_vec2 dx = thr_agent_stability(c, light);
+  CHECK_NEAR(s.x[light].y + dx.y, 1.001, 1e-5);
+  /* the unguarded move (what the pass computed before the guard) */
+  s.c.prm.walls_on = 0;
+  thr_vec2 free_push = thr_agent_contact(c, light);
+  CHECK(free_push.y < 0.2f); /* contact alone: 1.1 - 1.2 x 0.9406 = -0.029 */
+}
+
+/* Far from every wall the guard changes no bit: the same result as a run
+ * without walls. */
+THR_TEST(guard_changes_nothing_away_from_walls) {
+  scene s;
+  scene_init(&s);
+  s.c.prm.formation_on = 0;
+  int a = add(&s, 3.0f, 4.0f, -1);
+  add(&s, 3.3f, 4.1f, -1);
+  s.p[a] = v2(3.02f, 4.01f);
+  scene_walls(&s, 1, k_thin_vfirst, k_thin_closed, k_thin_wall);
+  const thr_ctx *c = bind(&s);
+  thr_vec2 with = thr_agent_contact(c, a), dxw = thr_agent_stability(c, a);
+  s.c.prm.walls_on = 0;
+  thr_vec2 without = thr_agent_contact(c, a), dxo = thr_agent_stability(c, a);
+  CHECK(with.x == without.x && with.y == without.y);
+  CHECK(dxw.x == dxo.x && dxw.y == dxo.y);
 }
