@@ -203,6 +203,13 @@ THR_HD thr_vec2 thr_walls_keep_move(const thr_ctx *c, int i, thr_vec2 s, thr_vec
   return f < 1.0f ? v2_scale(dx, f) : dx;
 }
 
+/* Agent i's new position p after a move from s, held on s's side of every
+ * wall: p itself, bit for bit, where the move crosses none. */
+THR_HD thr_vec2 thr_walls_keep_position(const thr_ctx *c, int i, thr_vec2 s, thr_vec2 p) {
+  float f = thr_walls_keep_fraction(&c->obs, c->grid.cell_of[i], s, p);
+  return f < 1.0f ? v2_add(s, v2_scale(v2_sub(p, s), f)) : p;
+}
+
 /* Stability iteration (Algorithm 1 lines 9-15): contact constraints on the
  * start-of-step positions x^n, agents and walls. Returns the correction,
  * which the caller adds to both x^n and x*. */
@@ -444,11 +451,8 @@ THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
     n += thr_walls_agent(&c->obs, c->grid.cell_of[i], pi, xi, ri * prm->radius_scale,
                          prm->wall_stiffness, &sum);
   thr_vec2 next = v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
-  if (prm->walls_on) { /* the last group of an iteration ends on x^n's side of every wall */
-    float f = thr_walls_keep_fraction(&c->obs, c->grid.cell_of[i], xi, next);
-    if (f < 1.0f) next = v2_add(xi, v2_scale(v2_sub(next, xi), f));
-  }
-  return next;
+  /* the last group of an iteration ends on x^n's side of every wall */
+  return prm->walls_on ? thr_walls_keep_position(c, i, xi, next) : next;
 }
 
 /* Algorithm 1 line 23: v = (x* - x) / dt. */
