@@ -46,13 +46,24 @@ def fail(code, msg):
     sys.exit(code)
 
 
-def load_matplotlib():
+def has_module(name):
+    try:
+        __import__(name)
+        return True
+    except ImportError:
+        return False
+
+
+def load_matplotlib(want_h5py=False):
     """Import matplotlib with the Agg backend. Debian's python3-matplotlib
-    belongs to /usr/bin/python3: when another python3 comes first on PATH
-    (pyenv, a virtual environment) and lacks matplotlib, run again with
-    Debian's."""
+    (and python3-h5py) belong to /usr/bin/python3: when another python3
+    comes first on PATH (pyenv, a virtual environment) and lacks matplotlib,
+    or lacks h5py where the run wrote trajectory.h5 (`want_h5py`: the
+    snapshot figures read it), run again with Debian's."""
     try:
         import matplotlib
+        if want_h5py and not has_module("h5py"):
+            raise ImportError("h5py")
     except ImportError:
         here = os.path.realpath(sys.executable or "")
         if (os.access(DEBIAN_PYTHON, os.X_OK) and here != os.path.realpath(DEBIAN_PYTHON)
@@ -61,8 +72,10 @@ def load_matplotlib():
             sys.stdout.flush()
             sys.stderr.flush()
             os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(__file__)] + sys.argv[1:])
-        fail(1, f"matplotlib is not installed for {sys.executable or 'python3'}; "
-                "install it with: apt-get install python3-matplotlib")
+        if not has_module("matplotlib"):
+            fail(1, f"matplotlib is not installed for {sys.executable or 'python3'}; "
+                    "install it with: apt-get install python3-matplotlib")
+        import matplotlib  # h5py alone is missing: the snapshots say so
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     plt.rcParams.update({
@@ -1413,7 +1426,7 @@ def main(argv):
         fail(2, f"--flow-window {args.flow_window}: expected a number of seconds > 0")
     report_dir = args.out or os.path.join(args.outdir, "report")
 
-    mpl = load_matplotlib()
+    mpl = load_matplotlib(os.path.isfile(os.path.join(args.outdir, "trajectory.h5")))
     import matplotlib.pyplot as plt
     import numpy as np
 
