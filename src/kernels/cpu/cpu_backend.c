@@ -109,6 +109,10 @@ static int cpu_set_world(thr_backend *b, const thr_world *w, const thr_params *p
   s->cursor = malloc(s->ncell * sizeof(int));
   if (!s->offset || !s->cursor) return thr_backend_error(b, "out of memory for a grid of %zu cells", s->ncell);
   memset(s->offset, 0, (s->ncell + 1) * sizeof(int));
+  /* a new window renumbers the cells: sort_owned's cells are stale even
+   * where no agent moved (build_index must not keep them) */
+  s->index_fresh = 0;
+  s->lists.valid = 0;
   return 0;
 }
 
