@@ -428,9 +428,9 @@ static long run_sources(thr_evac *e, thr_backend *b, struct thr_decomp *dc, doub
   *ids = malloc(n * sizeof **ids);
   if (!pts || !rad || !ok || !mine || !recs || !*ids) fatal(e, "spawns");
   /* candidates clear of each other (decided alike on every rank), then of
-   * the agents near them (decided by the rank owning the spot) */
-  thr_decomp_forward(dc, b, THR_FIELD_BIT(X));
-  size_t n_mine = 0;
+   * every agent: each rank probes its owned agents, the minimum over ranks
+   * decides (the same on any rank count) */
+  size_t n_ok = 0;
   for (size_t k = 0; k < n; ++k) {
     rad[k] = spawn_radius(sc, e->pending[k].source);
     ok[k] = (unsigned char)spawn_point(e, &e->pending[k], &pts[k]);
@@ -439,17 +439,17 @@ static long run_sources(thr_evac *e, thr_backend *b, struct thr_decomp *dc, doub
       if (v2_len2(v2_sub(pts[k], pts[m])) < d * d) ok[k] = 0;
     }
     mine[k] = ok[k] && thr_decomp_owns(dc, pts[k]);
-    if (mine[k]) n_mine++;
+    if (ok[k]) n_ok++;
   }
   unsigned char *probe = malloc(n + 1);
-  thr_vec2 *mpts = malloc((n_mine + 1) * sizeof *mpts);
-  float *mrad = malloc((n_mine + 1) * sizeof *mrad);
+  thr_vec2 *mpts = malloc((n_ok + 1) * sizeof *mpts);
+  float *mrad = malloc((n_ok + 1) * sizeof *mrad);
   if (!probe || !mpts || !mrad) fatal(e, "spawns");
   for (size_t k = 0, m = 0; k < n; ++k)
-    if (mine[k]) mpts[m] = pts[k], mrad[m++] = rad[k];
-  if (n_mine && b->ops->probe_free(b, mpts, mrad, n_mine, probe)) thr_backend_fail(b, "probe_free: %s", b->error);
+    if (ok[k]) mpts[m] = pts[k], mrad[m++] = rad[k];
+  if (n_ok && b->ops->probe_free(b, mpts, mrad, n_ok, probe)) thr_backend_fail(b, "probe_free: %s", b->error);
   for (size_t k = 0, m = 0; k < n; ++k)
-    if (mine[k]) ok[k] = probe[m++];
+    if (ok[k]) ok[k] = probe[m++];
   if (e->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, ok, (int)n, MPI_UNSIGNED_CHAR, MPI_MIN, e->comm);
   /* accepted ones get the next ids, in order; the rest try again */
   size_t n_rec = 0, kept = 0;

@@ -122,8 +122,12 @@ typedef struct thr_backend_ops {
   int (*evac_assign)(thr_backend *b, const thr_stage_assign *as, size_t n);
   /* Append new owned agents (sources). */
   int (*insert)(thr_backend *b, const thr_agent_rec *recs, size_t n);
-  /* free_out[k] = 1 when no local agent (owned or ghost, at its current
-   * position) overlaps the disk (pts[k], radius[k]) at contact distance. */
+  /* free_out[k] = 1 when no owned agent (at its current position)
+   * overlaps the disk (pts[k], radius[k]) at contact distance
+   * (thr_agent_blocks_point). Owned agents only, by a scan, not the grid:
+   * it is called after exits were removed (ghosts dropped, the index
+   * stale), and every rank probes every candidate, so that the answer (the
+   * minimum over ranks) is the same on any rank count. */
   int (*probe_free)(thr_backend *b, const thr_vec2 *pts, const float *radius, size_t n, unsigned char *free_out);
   /* Add measurement counts (thr_evac_counts). */
   int (*evac_measure)(thr_backend *b, thr_evac_counts *out);

@@ -503,17 +503,42 @@ THR_HD uint32_t thr_agent_evac_flags(const thr_ctx *c, int cell, thr_vec2 x, flo
   return f;
 }
 
-/* Is a disk of radius r at p clear of every local agent (owned or ghost,
- * positions c->x) at contact distance? Queries the step's grid, whose
- * rings cover the motion since it was built (skin). */
-THR_HD int thr_point_is_free(const thr_ctx *c, thr_vec2 p, float r) {
-  thr_nbr_iter it;
-  thr_nbr_begin(&it, &c->grid, thr_local_cell(&c->grid, p), c->k_contact);
-  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-    float d = (r + c->radius[j]) * c->prm.radius_scale;
-    if (v2_len2(v2_sub(p, c->x[j])) < d * d) return 0;
+/* Does an agent at xj (radius rj) keep a new agent of radius r off the
+ * point p (contact distance, eq. 2)? Sources probe spawn points with it. */
+THR_HD int thr_agent_blocks_point(thr_vec2 p, float r, thr_vec2 xj, float rj, float scale) {
+  float d = (r + rj) * scale;
+  return v2_len2(v2_sub(p, xj)) < d * d;
+}
+
+/* The box around spawn candidates outside which no agent (radius at most
+ * max_radius) can block one: their extent grown by the largest contact
+ * distance, with a margin against rounding. Only a filter: the test is
+ * thr_agent_blocks_point. */
+typedef struct thr_probe_box {
+  float x0, y0, x1, y1;
+} thr_probe_box;
+
+THR_HD thr_probe_box thr_probe_box_of(const thr_vec2 *pts, const float *radius, size_t n, float max_radius,
+                                      float scale) {
+  thr_probe_box bx = {INFINITY, INFINITY, -INFINITY, -INFINITY};
+  float rmax = 0.0f;
+  for (size_t k = 0; k < n; ++k) {
+    bx.x0 = fminf(bx.x0, pts[k].x);
+    bx.y0 = fminf(bx.y0, pts[k].y);
+    bx.x1 = fmaxf(bx.x1, pts[k].x);
+    bx.y1 = fmaxf(bx.y1, pts[k].y);
+    rmax = fmaxf(rmax, radius[k]);
   }
-  return 1;
+  float g = (rmax + max_radius) * scale * 1.001f + 1e-3f;
+  bx.x0 -= g;
+  bx.y0 -= g;
+  bx.x1 += g;
+  bx.y1 += g;
+  return bx;
+}
+
+THR_HD int thr_probe_box_holds(thr_probe_box bx, thr_vec2 x) {
+  return x.x >= bx.x0 && x.x <= bx.x1 && x.y >= bx.y0 && x.y <= bx.y1;
 }
 
 /* Distance walked after a step from x_old to x_new. */

@@ -468,6 +468,91 @@ THR_TEST(a_new_window_after_sort_owned_renumbers_the_cells) {
   fixture_free(&f);
 }
 
+/* A new window in the middle of a step (a re-partition after predict)
+ * keeps the step's time: the speed-density re-plan (HEADWAY) of agents
+ * released at 1 s, at 2 s, equals the one without the new window. (Both
+ * backends reset it to 0 once: released agents then stood for that step.) */
+THR_TEST(a_new_window_keeps_the_step_time) {
+  fixture f;
+  fixture_init(&f, 0);
+  f.prm.headway_on = 1;
+  f.prm.hw_time_gap = 0.35f;
+  f.prm.hw_min_gap = 0.05f;
+  f.prm.hw_anticipation = 0.0f;
+  f.prm.hw_width = 0.7f;
+  f.prm.hw_range = 2.0f;
+  add_crowd(&f, 100);
+  for (size_t i = 0; i < f.a.n; ++i) f.a.release[i] = 1.0f;
+  thr_agents got, want;
+  for (int renew = 0; renew < 2; ++renew) {
+    thr_backend *b = load(&f);
+    b->ops->predict(b, 2.0f);
+    b->ops->sort_owned(b);
+    if (renew) CHECK(b->ops->set_world(b, &f.w, &f.prm) == 0);
+    b->ops->build_index(b);
+    b->ops->pass(b, THR_PASS_HEADWAY, THR_PART_ALL);
+    snapshot(b, renew ? &got : &want);
+    b->ops->destroy(b);
+  }
+  int bad = 0, moving = 0;
+  for (size_t i = 0; i < want.n; ++i) {
+    bad += vec_differs(got.p[i], want.p[i]);
+    moving += v2_len2(v2_sub(want.p[i], want.x[i])) > 0.0f;
+  }
+  if (bad) fprintf(stderr, "headway after a new window: %d of %zu agents differ\n", bad, want.n);
+  CHECK(bad == 0);
+  CHECK(moving > 50); /* released: they walk */
+  thr_agents_free(&got);
+  thr_agents_free(&want);
+  fixture_free(&f);
+}
+
+/* Sources' probe: a candidate is free when no owned agent is within the
+ * contact distance, checked against a brute-force count, also right after
+ * agents left the backend (the grid index is stale then: exits are removed
+ * before sources probe). */
+THR_TEST(probe_free_sees_the_owned_agents_as_they_are) {
+  fixture f;
+  fixture_init(&f, 0);
+  add_crowd(&f, 120);
+  thr_backend *b = load(&f);
+  enum { NP = 40 };
+  thr_vec2 pts[NP];
+  float rad[NP];
+  for (int k = 0; k < NP; ++k) { /* near agents (some blocked, some not) and in the open */
+    const thr_vec2 at = f.a.x[(3 * k) % f.a.n];
+    float off = 0.15f + 0.9f * thr_rng_uniform(11, (uint32_t)k, 0, 1);
+    pts[k] = k < NP - 4 ? v2(at.x + off, at.y) : v2(16.0f + (float)k * 0.1f, 18.0f);
+    rad[k] = 0.2f + 0.1f * thr_rng_uniform(11, (uint32_t)k, 0, 2);
+  }
+  for (int round = 0; round < 2; ++round) {
+    if (round == 1) { /* 20 agents leave: the rest move down in storage */
+      int idx[20];
+      thr_agent_rec recs[20];
+      for (int k = 0; k < 20; ++k) idx[k] = 5 * k;
+      CHECK(b->comm->extract_owned(b, idx, 20, recs) == 0);
+    }
+    thr_agents now;
+    snapshot(b, &now);
+    unsigned char got[NP];
+    CHECK(b->ops->probe_free(b, pts, rad, NP, got) == 0);
+    int n_free = 0, bad = 0;
+    for (int k = 0; k < NP; ++k) {
+      int want = 1;
+      for (size_t i = 0; i < now.n_owned; ++i)
+        if (thr_agent_blocks_point(pts[k], rad[k], now.x[i], now.radius[i], f.prm.radius_scale)) want = 0;
+      bad += got[k] != want;
+      n_free += want;
+    }
+    if (bad) fprintf(stderr, "round %d: %d of %d probes wrong\n", round, bad, NP);
+    CHECK(bad == 0);
+    CHECK(n_free > 4 && n_free < NP); /* both answers occur */
+    thr_agents_free(&now);
+  }
+  b->ops->destroy(b);
+  fixture_free(&f);
+}
+
 /* Interior first, then boundary, equals the whole pass, bit for bit. */
 THR_TEST(parts_equal_the_whole_pass) {
   fixture f;

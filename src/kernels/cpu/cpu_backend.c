@@ -95,10 +95,12 @@ static thr_ctx make_ctx(const cpu_state *s) {
 
 static int cpu_set_world(thr_backend *b, const thr_world *w, const thr_params *prm) {
   cpu_state *s = state(b);
+  float time = s->base.ev.time; /* predict's; a re-partition comes later in the step */
   s->base = thr_ctx_static(w, prm);
   s->base.obs = thr_world_obstacle_view(w);
   s->base.goals = thr_world_goal_view(w);
   s->base.ev = thr_world_evac_view(w);
+  s->base.ev.time = time;
   s->base.forms = s->forms; /* set_formations' table outlives a new window */
   s->world = w;
   s->evac = thr_world_has_evacuation(w);
@@ -460,8 +462,21 @@ static int cpu_evac_assign(thr_backend *b, const thr_stage_assign *as, size_t n)
 static int cpu_probe_free(thr_backend *b, const thr_vec2 *pts, const float *radius, size_t n,
                           unsigned char *free_out) {
   cpu_state *s = state(b);
-  thr_ctx c = make_ctx(s);
-  for (size_t k = 0; k < n; ++k) free_out[k] = (unsigned char)thr_point_is_free(&c, pts[k], radius[k]);
+  const thr_agents *a = &s->a;
+  float scale = s->base.prm.radius_scale;
+  thr_probe_box bx = thr_probe_box_of(pts, radius, n, s->world->max_radius, scale);
+  memset(free_out, 1, n);
+  long owned = (long)a->n_owned;
+  /* a free flag only ever goes from 1 to 0: the order of threads does not matter */
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < owned; ++i) {
+    if (!thr_probe_box_holds(bx, a->x[i])) continue;
+    for (size_t k = 0; k < n; ++k)
+      if (thr_agent_blocks_point(pts[k], radius[k], a->x[i], a->radius[i], scale)) {
+#pragma omp atomic write
+        free_out[k] = 0;
+      }
+  }
   return 0;
 }
 

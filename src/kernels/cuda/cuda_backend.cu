@@ -40,7 +40,9 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
   cuda_state *s = state(b);
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
   free_world(s);
+  float time = s->base.ev.time; /* predict's; a re-partition comes later in the step */
   s->base = thr_ctx_static(w, prm);
+  s->max_radius = w->max_radius;
   s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;
   s->n_obstacles = w->n_obstacles;
   s->d_vfirst = upload_array(s, w->obs_vfirst, (size_t)w->n_obstacles + 1);
@@ -64,6 +66,7 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
   CUDA_CHECK(cudaMemset(s->d_offset, 0, (s->ncell + 1) * sizeof(int)));
   s->order_is_identity = 0;
   thr_cuda_evac_set_world(s, w);
+  s->base.ev.time = time;
   return 0;
 }
 

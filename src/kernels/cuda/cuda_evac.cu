@@ -183,22 +183,35 @@ int thr_cuda_evac_assign(cuda_state *s, const thr_stage_assign *as, size_t m) {
   return 0;
 }
 
-__global__ void k_probe(const thr_ctx c, int n, const thr_vec2 *pts, const float *radius, unsigned char *out) {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) out[k] = (unsigned char)thr_point_is_free(&c, pts[k], radius[k]);
+/* Owned agent i marks the candidates it blocks (an OR: order-free). */
+__global__ void k_probe(int n_owned, const thr_vec2 *x, const float *rad, thr_probe_box bx, float scale, int n,
+                        const thr_vec2 *pts, const float *radius, int *blocked) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n_owned || !thr_probe_box_holds(bx, x[i])) return;
+  for (int k = 0; k < n; ++k)
+    if (thr_agent_blocks_point(pts[k], radius[k], x[i], rad[i], scale)) atomicOr(&blocked[k], 1);
 }
 
 int thr_cuda_probe_free(cuda_state *s, const thr_vec2 *pts, const float *radius, size_t n, unsigned char *out) {
   if (!n) return 0;
   size_t a = (n * sizeof(thr_vec2) + 255) & ~(size_t)255, r = (n * sizeof(float) + 255) & ~(size_t)255;
-  char *st = (char *)thr_cuda_stage(s, a + r + n);
+  char *st = (char *)thr_cuda_stage(s, a + r + n * sizeof(int));
+  int *blocked = (int *)(st + a + r);
+  float scale = s->base.prm.radius_scale;
+  thr_probe_box bx = thr_probe_box_of(pts, radius, n, s->max_radius, scale);
   CUDA_CHECK(cudaMemcpyAsync(st, pts, n * sizeof(thr_vec2), cudaMemcpyHostToDevice, s->stream));
   CUDA_CHECK(cudaMemcpyAsync(st + a, radius, n * sizeof(float), cudaMemcpyHostToDevice, s->stream));
-  k_probe<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), (int)n, (thr_vec2 *)st,
-                                                            (float *)(st + a), (unsigned char *)(st + a + r));
-  CUDA_LAUNCHED("probe");
-  CUDA_CHECK(cudaMemcpyAsync(out, st + a + r, n, cudaMemcpyDeviceToHost, s->stream));
+  CUDA_CHECK(cudaMemsetAsync(blocked, 0, n * sizeof(int), s->stream));
+  size_t owned = s->a.n_owned;
+  if (owned) {
+    k_probe<<<thr_blocks(owned), THR_CUDA_BLOCK, 0, s->stream>>>((int)owned, s->a.x, s->a.radius, bx, scale, (int)n,
+                                                                 (thr_vec2 *)st, (float *)(st + a), blocked);
+    CUDA_LAUNCHED("probe");
+  }
+  int *h = (int *)thr_cuda_host_stage(s, n * sizeof(int));
+  CUDA_CHECK(cudaMemcpyAsync(h, blocked, n * sizeof(int), cudaMemcpyDeviceToHost, s->stream));
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  for (size_t k = 0; k < n; ++k) out[k] = (unsigned char)!h[k];
   return 0;
 }
 

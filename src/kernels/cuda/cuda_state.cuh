@@ -35,6 +35,7 @@ typedef struct cuda_state {
   int device;
   cudaStream_t stream;
   thr_ctx base; /* parameters, window geometry, rings; device obstacles and goals */
+  float max_radius; /* the world's largest agent radius (probe_free) */
 
   /* world on the device */
   int n_obstacles;
