@@ -331,10 +331,13 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
          p->solver_iterations, (double)p->omega, (double)p->radius_scale);
   printf("  contact    %s, friction %s (mu_s %g, mu_k %g)\n", p->contact_on ? "on" : "off",
          p->friction_on ? "on" : "off", (double)p->mu_static, (double)p->mu_kinetic);
-  printf("  long range %s (k %g, tau0 %g s, radius %g m)\n", p->longrange_on ? "on" : "off",
-         (double)p->lr_stiffness, (double)p->lr_tau0, (double)p->lr_radius);
-  printf("  avoidance  %s (k %g, tau0 %g s, radius %g m)\n", p->avoidance_on ? "on" : "off",
-         (double)p->av_stiffness, (double)p->av_tau0, (double)p->av_radius);
+  char lr_resp[32], av_resp[32];
+  thr_key_choice(thr_schema_find("long_range.response"), p->lr_response, lr_resp, sizeof lr_resp);
+  thr_key_choice(thr_schema_find("avoidance.response"), p->av_response, av_resp, sizeof av_resp);
+  printf("  long range %s (k %g, tau0 %g s, radius %g m, response %s)\n", p->longrange_on ? "on" : "off",
+         (double)p->lr_stiffness, (double)p->lr_tau0, (double)p->lr_radius, lr_resp);
+  printf("  avoidance  %s (k %g, tau0 %g s, radius %g m, response %s)\n", p->avoidance_on ? "on" : "off",
+         (double)p->av_stiffness, (double)p->av_tau0, (double)p->av_radius, av_resp);
   printf("  walls      %s (stiffness %g)\n", p->walls_on ? "on" : "off", (double)p->wall_stiffness);
   printf("  xsph       %s (c %g, h %g m)\n", p->xsph_on ? "on" : "off", (double)p->xsph_c, (double)p->xsph_h);
   printf("  clamps     max speed %g m/s, max acceleration %g m/s^2 (0 = off)\n", (double)p->max_speed,

@@ -25,12 +25,14 @@ typedef struct thr_params {
   float lr_stiffness; /* k */
   float lr_tau0;      /* valid 0 < tau < tau0 [s] */
   float lr_radius;    /* neighbour search radius [m] */
+  int lr_response;    /* enum thr_lr_response: x~'s correction applied to x* as is or projected */
 
   /* avoidance model (section 4.5) */
   int avoidance_on;
   float av_stiffness;
   float av_tau0;
   float av_radius;
+  int av_response;    /* enum thr_lr_response */
 
   /* speed-density relation: a time-gap (headway) law in the planning of
    * Algorithm 1 (docs/decisions/0004-pedestrian-model.md) */

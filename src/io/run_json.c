@@ -5,22 +5,33 @@
 #include "build_info.h"
 #include "decomp/decomp.h"
 #include "output.h"
+#include "schema.h"
+
+/* A CHOICE parameter's word, as the scenario spells it. */
+static const char *response_name(const char *key, int value, char buf[32]) {
+  return thr_key_choice(thr_schema_find(key), value, buf, 32);
+}
 
 static void write_params(FILE *f, const thr_params *p) {
+  char lr[32], av[32];
   fprintf(f,
           "  \"parameters\": {\"dt\": %.9g, \"alpha\": %.9g, \"omega\": %.9g, \"stability_iterations\": %d, "
           "\"solver_iterations\": %d, \"radius_scale\": %.9g,\n"
           "    \"contact\": {\"enabled\": %d, \"stiffness\": %.9g, \"friction\": %d, \"static_friction\": %.9g, "
           "\"kinetic_friction\": %.9g},\n"
-          "    \"long_range\": {\"enabled\": %d, \"stiffness\": %.9g, \"tau0\": %.9g, \"radius\": %.9g},\n"
-          "    \"avoidance\": {\"enabled\": %d, \"stiffness\": %.9g, \"tau0\": %.9g, \"radius\": %.9g},\n"
+          "    \"long_range\": {\"enabled\": %d, \"stiffness\": %.9g, \"tau0\": %.9g, \"radius\": %.9g, "
+          "\"response\": \"%s\"},\n"
+          "    \"avoidance\": {\"enabled\": %d, \"stiffness\": %.9g, \"tau0\": %.9g, \"radius\": %.9g, "
+          "\"response\": \"%s\"},\n"
           "    \"walls\": {\"enabled\": %d, \"stiffness\": %.9g},\n"
           "    \"xsph\": {\"enabled\": %d, \"c\": %.9g, \"h\": %.9g},\n"
           "    \"max_speed\": %.9g, \"max_acceleration\": %.9g, \"arrive_radius\": %.9g, \"cell_size\": %.9g, "
           "\"skin\": %.9g},\n",
           p->dt, p->alpha, p->omega, p->stability_iterations, p->solver_iterations, p->radius_scale, p->contact_on,
           p->contact_stiffness, p->friction_on, p->mu_static, p->mu_kinetic, p->longrange_on, p->lr_stiffness,
-          p->lr_tau0, p->lr_radius, p->avoidance_on, p->av_stiffness, p->av_tau0, p->av_radius, p->walls_on,
+          p->lr_tau0, p->lr_radius, response_name("long_range.response", p->lr_response, lr),
+          p->avoidance_on, p->av_stiffness, p->av_tau0, p->av_radius,
+          response_name("avoidance.response", p->av_response, av), p->walls_on,
           p->wall_stiffness, p->xsph_on, p->xsph_c, p->xsph_h, p->max_speed, p->max_accel, p->arrive_radius,
           p->cell_size, p->skin);
 }

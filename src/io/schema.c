@@ -159,6 +159,10 @@ const thr_key thr_schema[] = {
      .meaning = "only 0 < τ < τ0 counts [s]"},
     {.path = "long_range.radius", .type = NUMBER, .range = GT0, .def = "3.0", PRM(lr_radius, FLOAT),
      .meaning = "neighbours considered (start-of-step distance) [m]"},
+    {.path = "long_range.response", .type = CHOICE, .choices = "direct, projected", .def = "direct",
+     PRM(lr_response, INT),
+     .meaning = "the correction of the colliding positions x̃ moves x* as it is (the paper) or projected onto x*, "
+                "scaled by Δt/τ̃ (docs/paper-map.md)"},
 
     {.path = "avoidance", .type = MAP, .meaning = "avoidance model (§4.5), the paper's \"A\" column"},
     {.path = "avoidance.enabled", .type = BOOL, .def = "false", PRM(avoidance_on, INT),
@@ -169,6 +173,8 @@ const thr_key thr_schema[] = {
      .meaning = "only 0 < τ < τ0 counts [s]"},
     {.path = "avoidance.radius", .type = NUMBER, .range = GT0, .def = "3.0", PRM(av_radius, FLOAT),
      .meaning = "neighbours considered (start-of-step distance) [m]"},
+    {.path = "avoidance.response", .type = CHOICE, .choices = "direct, projected", .def = "projected",
+     PRM(av_response, INT), .meaning = "as long_range.response, for the avoidance model"},
 
     {.path = "walls", .type = MAP, .meaning = "walls and obstacles (§4.7)"},
     {.path = "walls.enabled", .type = BOOL, .def = "true", PRM(walls_on, INT),

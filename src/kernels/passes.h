@@ -264,7 +264,7 @@ THR_HD void thr_lr_accumulate(const thr_params *prm, thr_vec2 xi, thr_vec2 pi, f
   if (lr && thr_lr_valid(&q, prm->lr_tau0)) {
     have_lr = 1;
     s_lr = thr_lr_stiffness(&q, prm->lr_stiffness, prm->lr_tau0);
-    *sum = v2_add(*sum, thr_lr_collision(&q, s_lr, prm->dt));
+    *sum = v2_add(*sum, thr_lr_collision(&q, s_lr, prm->dt, prm->lr_response));
     ++*n;
   }
   if (av && thr_lr_valid(&q, prm->av_tau0)) {
@@ -273,7 +273,7 @@ THR_HD void thr_lr_accumulate(const thr_params *prm, thr_vec2 xi, thr_vec2 pi, f
                      ? s_lr
                      : thr_lr_stiffness(&q, prm->av_stiffness, prm->av_tau0);
     thr_vec2 dx;
-    if (thr_lr_avoidance(&q, xi, xj, s_av, prm->dt, &dx)) {
+    if (thr_lr_avoidance(&q, xi, xj, s_av, prm->dt, prm->av_response, &dx)) {
       *sum = v2_add(*sum, dx);
       ++*n;
     }

@@ -123,6 +123,13 @@ THR_HD float thr_time_to_collision(thr_vec2 xij, thr_vec2 vij, float rsum) {
 /* Which anticipatory response a long-range pair produces. */
 enum { THR_LR_COLLISION = 0, THR_LR_AVOIDANCE = 1 };
 
+/* How the correction of the colliding positions x~ reaches x*
+ * (`long_range.response`, `avoidance.response`; docs/paper-map.md): as it
+ * is (the paper, the WebGPU port), or projected through dx~/dx* =
+ * tau_tilde/dt, i.e. scaled by dt/tau_tilde. The order is the schema's
+ * choices. */
+enum thr_lr_response { THR_LR_DIRECT = 0, THR_LR_PROJECTED = 1 };
+
 /* The predicted collision of a pair (sections 4.4, 4.5), shared by the
  * long-range and the avoidance responses so that a pair is predicted once. */
 typedef struct thr_lr_pred {
@@ -171,26 +178,28 @@ THR_HD float thr_lr_stiffness(const thr_lr_pred *q, float k, float tau0) {
   return k * thr_expf(-(q->tau_hat * q->tau_hat) / tau0);
 }
 
-/* Size of i's response with stiffness s (negative; i moves along +n): the
- * constraint on x~ projected onto x*. x~ depends on x* through v
- * (dx~/dx* = tau_tilde/dt), so the PBD projection (gradient over squared
- * gradient norm) scales the correction of x~ by dt/tau_tilde: moving the
- * pair's x* by that much makes the predicted trajectories just touch at
- * tau_tilde (docs/paper-map.md). */
-THR_HD float thr_lr_magnitude(const thr_lr_pred *q, float s, float dt) {
-  return s * q->ai * q->c * (dt / q->tau_tilde);
+/* Size of i's response with stiffness s (negative; i moves along +n). The
+ * paper corrects x~ by s w_i/(w_i+w_j) C and applies that to x*, "still a
+ * constraint on x*" (THR_LR_DIRECT). x~ depends on x* through v
+ * (dx~/dx* = tau_tilde/dt), so the PBD projection onto x* (gradient over
+ * squared gradient norm) scales it by dt/tau_tilde (THR_LR_PROJECTED): the
+ * move that makes the predicted trajectories just touch at tau_tilde. */
+THR_HD float thr_lr_magnitude(const thr_lr_pred *q, float s, float dt, int response) {
+  float m = s * q->ai * q->c;
+  return response == THR_LR_PROJECTED ? m * (dt / q->tau_tilde) : m;
 }
 
 /* Section 4.4: i's share of the long-range collision response. */
-THR_HD thr_vec2 thr_lr_collision(const thr_lr_pred *q, float s, float dt) {
-  return v2_scale(q->n, -thr_lr_magnitude(q, s, dt));
+THR_HD thr_vec2 thr_lr_collision(const thr_lr_pred *q, float s, float dt, int response) {
+  return v2_scale(q->n, -thr_lr_magnitude(q, s, dt, response));
 }
 
 /* Section 4.5: the same response turned into the tangential direction of
  * the relative displacement d from x^ = x + tau_hat v to the projected x~
  * (eqs. 11-13), so that the pair slides past instead of braking. Returns 0
  * when d has no tangential part (an exactly head-on pair). */
-THR_HD int thr_lr_avoidance(const thr_lr_pred *q, thr_vec2 xi, thr_vec2 xj, float s, float dt, thr_vec2 *dxi) {
+THR_HD int thr_lr_avoidance(const thr_lr_pred *q, thr_vec2 xi, thr_vec2 xj, float s, float dt, int response,
+                            thr_vec2 *dxi) {
   thr_vec2 ci = v2_sub(q->ti, v2_scale(q->n, q->ai * q->c));
   thr_vec2 cj = v2_add(q->tj, v2_scale(q->n, q->aj * q->c));
   thr_vec2 hi = v2_add(xi, v2_scale(q->vi, q->tau_hat));
@@ -203,22 +212,22 @@ THR_HD int thr_lr_avoidance(const thr_lr_pred *q, thr_vec2 xi, thr_vec2 xj, floa
   thr_vec2 dtan = v2_sub(dd, v2_scale(nc, v2_dot(dd, nc)));
   float tlen = v2_len(dtan);
   if (!(tlen > 0.0f)) return 0;
-  *dxi = v2_scale(dtan, -thr_lr_magnitude(q, s, dt) / tlen);
+  *dxi = v2_scale(dtan, -thr_lr_magnitude(q, s, dt, response) / tlen);
   return 1;
 }
 
-/* One pair, one mode (tests and simple callers). Returns 1 and writes *dxi
- * when the constraint is active. */
+/* One pair, one mode, one response (tests and simple callers). Returns 1
+ * and writes *dxi when the constraint is active. */
 THR_HD int thr_long_range(thr_vec2 xi, thr_vec2 pi, thr_vec2 xj, thr_vec2 pj, float rsum, float wi,
-                          float wj, float dt, float k, float tau0, int mode, thr_vec2 *dxi) {
+                          float wj, float dt, float k, float tau0, int mode, int response, thr_vec2 *dxi) {
   thr_lr_pred q;
   if (!thr_lr_predict(xi, pi, xj, pj, rsum, wi, wj, dt, tau0, &q)) return 0;
   float s = thr_lr_stiffness(&q, k, tau0);
   if (mode == THR_LR_COLLISION) {
-    *dxi = thr_lr_collision(&q, s, dt);
+    *dxi = thr_lr_collision(&q, s, dt, response);
     return 1;
   }
-  return thr_lr_avoidance(&q, xi, xj, s, dt, dxi);
+  return thr_lr_avoidance(&q, xi, xj, s, dt, response, dxi);
 }
 
 /* ---- section 4.7: walls and obstacles ----------------------------------- */

@@ -260,9 +260,9 @@ THR_TEST(ttc_invalid) {
 THR_TEST(longrange_collision_worked) {
   thr_vec2 xi = v2(0.0f, 0.0f), pi = v2(0.25f, 0.0f), xj = v2(4.0f, 0.6f), pj = v2(3.75f, 0.6f);
   thr_vec2 dxi = v2(0.0f, 0.0f), dxj = v2(0.0f, 0.0f);
-  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION,
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, THR_LR_PROJECTED,
                        &dxi) == 1);
-  CHECK(thr_long_range(xj, pj, xi, pi, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION,
+  CHECK(thr_long_range(xj, pj, xi, pi, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, THR_LR_PROJECTED,
                        &dxj) == 1);
   CHECK_NEAR(dxi.x, -0.00626342, TOL);
   CHECK_NEAR(dxi.y, -0.00751610, TOL);
@@ -274,10 +274,28 @@ THR_TEST(longrange_collision_worked) {
    * = 1.27525630, dxi = (-0.01276936, -0.01532323). Using tau (1.6)
    * instead of tau_hat would give 2 exp(-2.56/5) = 1.198..., and the
    * geometry at tau_tilde = tau + dt would differ: this pins eq. (9)-(10). */
-  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 2.0f, 5.0f, THR_LR_COLLISION,
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 2.0f, 5.0f, THR_LR_COLLISION, THR_LR_PROJECTED,
                        &dxi) == 1);
   CHECK_NEAR(dxi.x, -0.01276936, TOL);
   CHECK_NEAR(dxi.y, -0.01532323, TOL);
+}
+
+/* The same pair with the paper's direct response (long_range.response:
+ * direct): x~'s correction applied to x* as is, without the lever
+ * dt/tau_tilde = 1/7: dxi = -s (1/2) C n = (-0.04384394, -0.05261270), 7x
+ * the projected one; the avoidance response likewise 7x its projected
+ * worked value (avoidance_tangential): (0.05261270, -0.04384394). */
+THR_TEST(longrange_direct_response_worked) {
+  thr_vec2 xi = v2(0.0f, 0.0f), pi = v2(0.25f, 0.0f), xj = v2(4.0f, 0.6f), pj = v2(3.75f, 0.6f);
+  thr_vec2 d = v2(0.0f, 0.0f);
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, THR_LR_DIRECT,
+                       &d) == 1);
+  CHECK_NEAR(d.x, -0.04384394, TOL);
+  CHECK_NEAR(d.y, -0.05261270, TOL);
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_AVOIDANCE, THR_LR_DIRECT,
+                       &d) == 1);
+  CHECK_NEAR(d.x, 0.05261270, TOL);
+  CHECK_NEAR(d.y, -0.04384394, TOL);
 }
 
 /* Same geometry with masses 1 and 3 (w = 1, 1/3): ai = 3/4, aj = 1/4.
@@ -287,8 +305,8 @@ THR_TEST(longrange_collision_unequal_masses) {
   thr_vec2 xi = v2(0.0f, 0.0f), pi = v2(0.25f, 0.0f), xj = v2(4.0f, 0.6f), pj = v2(3.75f, 0.6f);
   thr_vec2 dxi = v2(0.0f, 0.0f), dxj = v2(0.0f, 0.0f);
   const float wi = 1.0f, wj = 1.0f / 3.0f;
-  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, wi, wj, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, &dxi));
-  CHECK(thr_long_range(xj, pj, xi, pi, 1.0f, wj, wi, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, &dxj));
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, wi, wj, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, THR_LR_PROJECTED, &dxi));
+  CHECK(thr_long_range(xj, pj, xi, pi, 1.0f, wj, wi, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, THR_LR_PROJECTED, &dxj));
   CHECK_NEAR(dxi.x, -0.00939513, TOL);
   CHECK_NEAR(dxi.y, -0.01127416, TOL);
   CHECK_NEAR(dxj.x, 0.00313171, TOL);
@@ -303,7 +321,7 @@ THR_TEST(longrange_collision_unequal_masses) {
 THR_TEST(longrange_tau_hat_zero) {
   thr_vec2 dx = v2(0.0f, 0.0f);
   CHECK(thr_long_range(v2(0.0f, 0.0f), v2(0.25f, 0.0f), v2(1.2f, 0.0f), v2(0.95f, 0.0f), 1.0f, 1.0f,
-                       1.0f, 0.25f, 0.8f, 20.0f, THR_LR_COLLISION, &dx) == 1);
+                       1.0f, 0.25f, 0.8f, 20.0f, THR_LR_COLLISION, THR_LR_PROJECTED, &dx) == 1);
   CHECK_NEAR(dx.x, -0.12, TOL);
   CHECK_NEAR(dx.y, 0.0, TOL);
 }
@@ -313,35 +331,35 @@ THR_TEST(longrange_invalid) {
   thr_vec2 xi = v2(0.0f, 0.0f), pi = v2(0.25f, 0.0f), xj = v2(4.0f, 0.6f), pj = v2(3.75f, 0.6f);
   thr_vec2 dx = v2(5.0f, 5.0f);
   /* tau = 1.6 >= tau0 = 1.5 */
-  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 1.5f, THR_LR_COLLISION,
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 1.5f, THR_LR_COLLISION, THR_LR_PROJECTED,
                        &dx) == 0);
-  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 1.5f, THR_LR_AVOIDANCE,
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 1.5f, THR_LR_AVOIDANCE, THR_LR_PROJECTED,
                        &dx) == 0);
   /* tau0 = 1.7 > 1.6: active */
-  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 1.7f, THR_LR_COLLISION,
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 1.7f, THR_LR_COLLISION, THR_LR_PROJECTED,
                        &dx) == 1);
   dx = v2(5.0f, 5.0f);
   /* diverging: i moves to -x, j to +x */
   CHECK(thr_long_range(xi, v2(-0.25f, 0.0f), xj, v2(4.25f, 0.6f), 1.0f, 1.0f, 1.0f, 0.25f, 0.7f,
-                       20.0f, THR_LR_COLLISION, &dx) == 0);
+                       20.0f, THR_LR_COLLISION, THR_LR_PROJECTED, &dx) == 0);
   /* both standing still */
-  CHECK(thr_long_range(xi, xi, xj, xj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION,
+  CHECK(thr_long_range(xi, xi, xj, xj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, THR_LR_PROJECTED,
                        &dx) == 0);
   /* passing wide (offset 2 > rsum 1) */
   CHECK(thr_long_range(xi, pi, v2(4.0f, 2.0f), v2(3.75f, 2.0f), 1.0f, 1.0f, 1.0f, 0.25f, 0.7f,
-                       20.0f, THR_LR_AVOIDANCE, &dx) == 0);
+                       20.0f, THR_LR_AVOIDANCE, THR_LR_PROJECTED, &dx) == 0);
   /* already overlapping at x^n: tau invalid (contact handles it) */
   CHECK(thr_long_range(xi, pi, v2(0.5f, 0.0f), v2(0.25f, 0.0f), 1.0f, 1.0f, 1.0f, 0.25f, 0.7f,
-                       20.0f, THR_LR_COLLISION, &dx) == 0);
+                       20.0f, THR_LR_COLLISION, THR_LR_PROJECTED, &dx) == 0);
   /* two static (infinite-mass) agents */
-  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 0.0f, 0.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION,
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 0.0f, 0.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, THR_LR_PROJECTED,
                        &dx) == 0);
   CHECK(dx.x == 5.0f && dx.y == 5.0f); /* untouched when inactive */
 }
 
 /* ---- section 4.5: avoidance ---------------------------------------------- */
 
-/* Same worked example, THR_LR_AVOIDANCE, equal masses, k = 0.7, tau0 = 20.
+/* Same worked example, THR_LR_AVOIDANCE (projected), equal masses, k = 0.7, tau0 = 20.
  * Projected x~: ci = x~i - (1/2) C n = (1.67990780, -0.08411064),
  *               cj = x~j + (1/2) C n = (2.32009220, 0.68411064);
  * x^i = xi + 1.5 vi = (1.5, 0), x^j = (2.5, 0.6);
@@ -356,9 +374,9 @@ THR_TEST(longrange_invalid) {
 THR_TEST(avoidance_tangential) {
   thr_vec2 xi = v2(0.0f, 0.0f), pi = v2(0.25f, 0.0f), xj = v2(4.0f, 0.6f), pj = v2(3.75f, 0.6f);
   thr_vec2 dxi = v2(0.0f, 0.0f), dxj = v2(0.0f, 0.0f);
-  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_AVOIDANCE,
+  CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_AVOIDANCE, THR_LR_PROJECTED,
                        &dxi) == 1);
-  CHECK(thr_long_range(xj, pj, xi, pi, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_AVOIDANCE,
+  CHECK(thr_long_range(xj, pj, xi, pi, 1.0f, 1.0f, 1.0f, 0.25f, 0.7f, 20.0f, THR_LR_AVOIDANCE, THR_LR_PROJECTED,
                        &dxj) == 1);
   CHECK_NEAR(dxi.x, 0.00751610, TOL);
   CHECK_NEAR(dxi.y, -0.00626342, TOL);
@@ -373,7 +391,7 @@ THR_TEST(avoidance_tangential) {
   CHECK(dxi.y < 0.0f);
   /* masses 1 and 3: magnitude s (3/4) |C| / 7 = 0.01467566: (0.01127416, -0.00939513) */
   CHECK(thr_long_range(xi, pi, xj, pj, 1.0f, 1.0f, 1.0f / 3.0f, 0.25f, 0.7f, 20.0f,
-                       THR_LR_AVOIDANCE, &dxi) == 1);
+                       THR_LR_AVOIDANCE, THR_LR_PROJECTED, &dxi) == 1);
   CHECK_NEAR(dxi.x, 0.01127416, TOL);
   CHECK_NEAR(dxi.y, -0.00939513, TOL);
 }
@@ -385,11 +403,11 @@ THR_TEST(avoidance_tangential) {
 THR_TEST(avoidance_head_on_zero) {
   thr_vec2 dxi = v2(9.0f, 9.0f);
   CHECK(thr_long_range(v2(0.0f, 0.0f), v2(0.25f, 0.0f), v2(4.0f, 0.0f), v2(3.75f, 0.0f), 1.0f, 1.0f,
-                       1.0f, 0.25f, 0.7f, 20.0f, THR_LR_AVOIDANCE, &dxi) == 0);
+                       1.0f, 0.25f, 0.7f, 20.0f, THR_LR_AVOIDANCE, THR_LR_PROJECTED, &dxi) == 0);
   CHECK(dxi.x == 9.0f && dxi.y == 9.0f); /* untouched */
   /* the collision response of the same pair is not zero */
   CHECK(thr_long_range(v2(0.0f, 0.0f), v2(0.25f, 0.0f), v2(4.0f, 0.0f), v2(3.75f, 0.0f), 1.0f, 1.0f,
-                       1.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, &dxi) == 1);
+                       1.0f, 0.25f, 0.7f, 20.0f, THR_LR_COLLISION, THR_LR_PROJECTED, &dxi) == 1);
   CHECK(dxi.x < -0.01f);
 }
 
