@@ -129,6 +129,7 @@ cat <<MSG
   areas.csv, lines.csv  density and speed in the measurement areas; crossings of the lines
   maps/               time-averaged density and speed (density.csv, speed.csv; maps.vti for ParaView)
   geometry.json       the floor plan: walkable area, obstacles, exits, measurement areas and lines
+  geometry.vtp, .wkt  the same for ParaView (cell array kind) and as WKT (e.g. for PedPy)
   metrics.csv         per output step: agents, mean speed, overlaps, wall penetrations
   trajectory.h5       every agent at every output step (PedPy loads it; trajectory.xdmf opens it in
                       ParaView); trajectory/*.csv instead in a build without HDF5
@@ -144,9 +145,14 @@ fi
 cat <<MSG
 
 ParaView:
+  Pictures: xvfb-run -a -s "-screen 0 1280x1024x24" pvpython scripts/paraview_frames.py $OUT
+    draws the agents as discs coloured by speed over the walls and exits, into $OUT/paraview/
+    (needs ParaView, xvfb and xauth: sudo apt-get install paraview xvfb xauth).
   Agents: File > Open $OUT/trajectory.xdmf (XDMF Reader), Apply; show it as Point Gaussian
-    (scale by radius) coloured by velocity or group, and press Play. (Without HDF5: open
-    $OUT/trajectory/trajectory.csv.series, then Filters > Table To Points, X = x, Y = y.)$MAPS_NOTE
+    with Gaussian Radius 0.25 (or Scale By radius) coloured by velocity or group, and press
+    Play. (Without HDF5: open $OUT/trajectory/trajectory.csv.series, then Filters > Table To
+    Points, X = x, Y = y.)
+  Walls and exits: File > Open $OUT/geometry.vtp, Apply, colour by kind.$MAPS_NOTE
 
 More: configs/evacuation/README.md, docs/user-guide.md
 MSG

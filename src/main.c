@@ -31,8 +31,10 @@ static int g_rank;
 static void usage(FILE *f) {
   fprintf(f,
           "usage: throng run SCENARIO.yaml [options]   run a scenario\n"
-          "       throng check SCENARIO.yaml [--set KEY=VALUE]...\n"
-          "                                            validate a scenario and print a summary\n"
+          "       throng check SCENARIO.yaml [run options]\n"
+          "                                            validate a scenario (with the --set overrides)\n"
+          "                                            and print a summary; takes every run option, so\n"
+          "                                            a job can check the command line it will run\n"
           "       throng report OUTDIR [--out DIR]     figures and an HTML page of a run's outputs, in\n"
           "                                            OUTDIR/report/ (or DIR); needs python3-matplotlib\n"
           "       throng info                          build features, backends, MPI library\n"
@@ -118,7 +120,9 @@ static int parse_cli(int argc, char **argv, cli *c) {
   memset(c, 0, sizeof *c);
   c->steps = -1;
   c->command = argv[1];
-  int is_run = !strcmp(c->command, "run");
+  /* check takes run's options too (validated, then unused but --set), so
+   * that a job script checks exactly the command line it will run */
+  int is_run = !strcmp(c->command, "run") || !strcmp(c->command, "check");
   for (int k = 2; k < argc; ++k) {
     const char *a = argv[k];
     const char *val = k + 1 < argc ? argv[k + 1] : NULL;
@@ -150,6 +154,11 @@ static int parse_cli(int argc, char **argv, cli *c) {
       c->final_state = argv[++k];
     } else if (is_run && !strcmp(a, "--backend")) {
       c->backend = argv[++k];
+      if (strcmp(c->backend, "cpu") && strcmp(c->backend, "cuda")) {
+        snprintf(msg, sizeof msg, "--backend %.64s: unknown backend (known: cpu, cuda)", c->backend);
+        say(stderr, "throng: %s\n", msg);
+        return EXIT_BAD_INPUT;
+      }
     } else if (is_run && !strcmp(a, "--restart")) {
       c->restart = argv[++k];
     } else if (is_run && !strcmp(a, "--catalyst")) {

@@ -16,6 +16,7 @@
 #include "decomp/decomp.h"
 #include "io/checkpoint.h"
 #include "io/evac_output.h"
+#include "io/geometry_out.h"
 #include "io/output.h"
 #include "io/run_json.h"
 #include "io/trajectory.h"
@@ -400,14 +401,37 @@ static int check_and_write(run_ctx *r, int wait, int metrics, int frame, int ins
 
 /* The closing run.json; a failure to write it fails a run that had not
  * failed yet (its message then replaces err). Collective. */
+/* What run.json says of the outputs: where the run came from, the cadence,
+ * the time spent. */
+static thr_run_io run_io(const run_ctx *r) {
+  const thr_run_opts *o = r->o;
+  thr_run_io io;
+  memset(&io, 0, sizeof io);
+  io.restarted_from = o->restart_path;
+  io.restart_step = o->restart ? thr_checkpoint_step(o->restart) : 0;
+  io.checkpoint = r->checkpoint[0] ? r->checkpoint : NULL;
+  io.trajectory_seconds = r->traj_seconds;
+  io.trajectory_frames = r->traj_frames;
+  io.checkpoint_seconds = r->ckpt_seconds;
+  io.checkpoints = r->ckpt_count;
+  io.catalyst_seconds = r->insitu_seconds;
+  io.catalyst_first = r->insitu_first;
+  io.catalyst_calls = r->insitu_calls;
+  io.trajectory_format = o->trajectory_every > 0 ? (o->trajectory_hdf5 ? "hdf5" : "csv") : NULL;
+  io.trajectory_every = o->trajectory_every;
+  io.metrics_every = o->metrics_every;
+  io.map_every = o->map_every;
+  io.checkpoint_every = o->checkpoint_every;
+  io.catalyst_every = o->n_catalyst > 0 ? o->catalyst_every : 0;
+  return io;
+}
+
 static int write_run_json(run_ctx *r, const thr_scenario *sc, long steps, double agent_steps, double wall, int state,
                           int code) {
   int rc = 0;
   if (r->s->rank == 0 && r->o->out_dir) {
     char err[1200];
-    thr_run_io io = {r->o->restart_path, r->o->restart ? thr_checkpoint_step(r->o->restart) : 0,
-                     r->checkpoint[0] ? r->checkpoint : NULL, r->traj_seconds, r->traj_frames, r->ckpt_seconds,
-                     r->ckpt_count, r->insitu_seconds, r->insitu_first, r->insitu_calls};
+    thr_run_io io = run_io(r);
     rc = thr_write_run_json(r->o->out_dir, sc, r->s, steps, agent_steps, wall, state,
                             state == THR_RUN_COMPLETE ? NULL : r->err, &io, err, sizeof err);
     if (rc && code) fprintf(stderr, "throng: %s\n", err);
@@ -519,12 +543,10 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   int rc = 0;
   if (s->rank == 0 && out) {
     rc = thr_output_open(&r.out, o->out_dir, metrics, frames && !o->trajectory_hdf5, err, errlen);
-    thr_run_io io;
-    memset(&io, 0, sizeof io);
-    io.restarted_from = o->restart_path;
-    io.restart_step = o->restart ? thr_checkpoint_step(o->restart) : 0;
+    thr_run_io io = run_io(&r);
     if (!rc && metrics && s->forms) rc = thr_output_open_formations(&r.out, err, errlen);
     if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, &io, err, errlen);
+    if (!rc) rc = thr_write_geometry(o->out_dir, sc, &s->world, err, errlen);
   }
   if (agree(&r, rc)) {
     if (s->rank == 0) thr_output_close(&r.out, err, 0);

@@ -87,6 +87,22 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
           s->world.gny);
   fprintf(f, "  \"steps\": %ld,\n  \"last_step\": %ld,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": %.6g,\n",
           steps, s->step, wall, wall > 0.0 ? agent_steps / wall : 0.0);
+  if (io) {
+    /* what the files hold and how often: frame interval and rate in simulated time */
+    double dt = (double)s->prm.dt, every = io->trajectory_format ? (double)io->trajectory_every : 0.0;
+    fprintf(f, "  \"output\": {\"trajectory\": ");
+    if (io->trajectory_format)
+      thr_json_string(f, io->trajectory_format);
+    else
+      fprintf(f, "null");
+    fprintf(f,
+            ", \"trajectory_every\": %d, \"frame_interval_seconds\": %.9g, \"frames_per_second\": %.9g, "
+            "\"metrics_every\": %d, \"metrics_interval_seconds\": %.9g, \"map_every\": %d, "
+            "\"checkpoint_every\": %d, \"catalyst_every\": %d},\n",
+            io->trajectory_format ? io->trajectory_every : 0, every * dt, every > 0.0 ? 1.0 / (every * dt) : 0.0,
+            io->metrics_every, (double)io->metrics_every * dt, io->map_every, io->checkpoint_every,
+            io->catalyst_every);
+  }
   if (io)
     fprintf(f,
             "  \"output_seconds\": {\"trajectory\": %.6f, \"trajectory_frames\": %ld, \"checkpoints\": %.6f, "

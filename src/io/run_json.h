@@ -33,6 +33,9 @@ typedef struct thr_run_io {
   double catalyst_seconds; /* in Catalyst calls (the view of the agents included) */
   double catalyst_first;   /* of which the first call (imports, views) */
   long catalyst_calls;
+  /* the output cadence (steps; 0: none), for readers of the files */
+  const char *trajectory_format; /* "hdf5", "csv", or NULL: no trajectory */
+  int trajectory_every, metrics_every, map_every, checkpoint_every, catalyst_every;
 } thr_run_io;
 
 /* The state's name in run.json and summary.json ("complete", ...). */

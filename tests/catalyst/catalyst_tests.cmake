@@ -17,6 +17,14 @@ foreach(case null_module null_module_cuda)
 endforeach()
 set_tests_properties(catalyst.null_module_cuda PROPERTIES LABELS "catalyst;gpu")
 
+# Every build: scripts/paraview_frames.py (pvpython, after the run) draws a
+# run's pictures; skips (77) without pvpython, xvfb-run or HDF5.
+add_test(NAME catalyst.paraview_frames
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_paraview_frames.py ${THRONG_EXE}
+                 ${CMAKE_SOURCE_DIR})
+set_tests_properties(catalyst.paraview_frames PROPERTIES LABELS catalyst ENVIRONMENT "${THRONG_TEST_ENV}"
+                                                         SKIP_RETURN_CODE 77 TIMEOUT 600)
+
 if(NOT THRONG_HAVE_CATALYST)
   # without Catalyst: --catalyst is refused (exit 2, "built without ParaView Catalyst")
   add_test(NAME catalyst.not_built COMMAND ${Python3_EXECUTABLE} ${THRONG_CATALYST_CHECK_SCRIPT} ${THRONG_EXE} not_built)

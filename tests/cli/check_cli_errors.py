@@ -40,6 +40,11 @@ CASES = {
     "set_bad_index": (MINIMAL, ["--set", "agents[3].count=1"],
                       r"--set agents\[3\]\.count=1: agents\[3\]: index past the end of the list"),
     "unknown_option": (MINIMAL, ["--frobnicate"], r"--frobnicate"),
+    # run's options are check's too (a job checks the command line it runs)
+    "steps_negative": (MINIMAL, ["--steps", "-1"], r"--steps -1: expected a whole number >= 0"),
+    "backend_unknown": (MINIMAL, ["--backend", "gpu"], r"--backend gpu: unknown backend \(known: cpu, cuda\)"),
+    "set_bad_among_run_options": (MINIMAL, ["--quiet", "--steps", "50", "--set", "solver.iterations=-3"],
+                                  r"--set solver\.iterations=-3: solver\.iterations: expected an integer >= 0"),
 }
 
 
@@ -63,13 +68,28 @@ def check_unreadable(exe):
 
 
 def check_good(exe):
-    """The fixture the other cases lean on must itself be fine."""
+    """The fixture the other cases lean on must itself be fine; check takes
+    every run option (a job checks the command line it will run) and writes
+    nothing for --out or --final-state."""
+    problems = []
     res = subprocess.run([exe, "check", MINIMAL], capture_output=True, text=True, timeout=120)
     print(f"{'ok' if res.returncode == 0 else 'FAILED'}: check {MINIMAL}: exit {res.returncode}")
     if res.returncode != 0:
         print(f"    stderr: {res.stderr.strip()}")
-        return ["the known-good scenario was refused"]
-    return []
+        problems.append("the known-good scenario was refused")
+    with tempfile.TemporaryDirectory() as tmp:
+        out, final = os.path.join(tmp, "out"), os.path.join(tmp, "final.csv")
+        args = [exe, "check", MINIMAL, "--steps", "20", "--out", out, "--final-state", final, "--backend", "cpu",
+                "--quiet", "--overwrite", "--timing", "--set", "seed=3"]
+        res = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        wrote = os.path.exists(out) or os.path.exists(final)
+        good = res.returncode == 0 and not wrote
+        print(f"{'ok' if good else 'FAILED'}: check with run options: exit {res.returncode}, "
+              f"wrote {'something' if wrote else 'nothing'}")
+        if not good:
+            print(f"    stderr: {res.stderr.strip()}")
+            problems.append("check refused run's options or wrote output")
+    return problems
 
 
 def main(argv):

@@ -14,7 +14,10 @@ set(THRONG_CLI_ERROR_CASES
   set_bad_value
   set_bad_yaml
   set_bad_index
-  unknown_option)
+  unknown_option
+  steps_negative
+  backend_unknown
+  set_bad_among_run_options)
 
 foreach(case ${THRONG_CLI_ERROR_CASES})
   add_test(NAME unit.cli.${case}

@@ -173,6 +173,15 @@ def trajectory_layout():
     check(str(at.get("producer", "")).startswith("throng "), "producer attribute 'throng ...'")
     check(int(at.get("every", -1)) == every and abs(float(at.get("dt", -1)) - dt) < 1e-9,
           "every = %d, dt = %.9g attributes" % (every, dt))
+    # run.json says the cadence (issue 20): the frame interval and rate a reader needs
+    for out, fmt in ((h5out, "hdf5"), (csvout, "csv")):
+        o = run_json(out).get("output", {})
+        check(o.get("trajectory") == fmt and o.get("trajectory_every") == every
+              and abs(o.get("frame_interval_seconds", -1) - every * dt) < 1e-6
+              and abs(o.get("frames_per_second", -1) - 1 / (every * dt)) < 1e-4
+              and o.get("metrics_every") == 1 and abs(o.get("metrics_interval_seconds", -1) - dt) < 1e-9,
+              "run.json output: %s every %d steps (%.3f s, %.3f fps), metrics every step (%s)"
+              % (fmt, every, every * dt, 1 / (every * dt), o))
     rows = tr[:]
     fr = f["frames"][:]
     n = len(rows)

@@ -7,6 +7,12 @@
 # ${CMAKE_BINARY_DIR}/venv-io once and skips when it cannot (no network).
 set(THRONG_IO_CHECK_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/check_io.py)
 
+# geometry.vtp and geometry.wkt beside every run (tests/io/check_geometry.py;
+# with or without HDF5; ParaView's reader where pvpython exists)
+add_test(NAME io.geometry COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_geometry.py ${THRONG_EXE}
+                                  ${CMAKE_SOURCE_DIR})
+set_tests_properties(io.geometry PROPERTIES LABELS io ENVIRONMENT "${THRONG_TEST_ENV}" TIMEOUT 300)
+
 if(NOT THRONG_HAVE_HDF5)
   # without HDF5: what needs it is refused (exit 2, "built without HDF5")
   add_test(NAME io.no_hdf5 COMMAND ${Python3_EXECUTABLE} ${THRONG_IO_CHECK_SCRIPT} ${THRONG_EXE} no_hdf5)

@@ -22,6 +22,17 @@ Cases:
             resumes from its checkpoint; at least 2 links; run.json
             "checkpointed" then "complete"; OUT/final points to the last link;
             the final state equals an uninterrupted run's byte for byte.
+  bad_override  jobs/cpu.sbatch with a bad --set in EXTRA_ARGS: the job fails
+            with exit status 2 at its `throng check`, the log names the key,
+            no rank started (no output directory).
+  binding_none, binding_affinity
+            jobs/cpu.sbatch with tests/data/mpi/lanes.yaml on 2 tasks x 1 CPU
+            under TaskPlugin=task/none (tasks not bound) and task/affinity
+            (bound): the run's wall time (run.json) is at most 2 x that of
+            `mpirun -n 2` outside Slurm (the larger of a run before and one
+            after the job; a script that pinned threads itself ran 30 x
+            slower without task binding), and the final states agree byte
+            for byte.
   ensemble  jobs/submit-ensemble.sh with a 3-run manifest (exit_room.yaml,
             seeds 1-3): the array's runs and the aggregation job; runs.csv
             has the 3 runs, summary.csv's mean and 95 % interval of the
@@ -268,7 +279,59 @@ def case_ensemble(a, c, tmp):
           % (mean, mean - half, mean + half, cycle))
 
 
-CASES = {"cpu_job": case_cpu_job, "chain": case_chain, "ensemble": case_ensemble}
+def case_bad_override(a, c, tmp):
+    scenario = os.path.join(a.source, "tests", "data", "io", "exit_room.yaml")
+    out, log = os.path.join(tmp, "out"), os.path.join(tmp, "job.log")
+    jid = c.sbatch(["--ntasks=2", "--cpus-per-task=1", "--time=5", "--output=" + log, "jobs/cpu.sbatch"], a.source,
+                   job_env(a, SCENARIO=scenario, OUT=out, EXTRA_ARGS="--quiet --set solver.iterations=-3"))
+    state, code = c.wait(jid, 120)
+    text = open(log).read() if os.path.exists(log) else ""
+    need(state == "FAILED" and code == "2:0", "job %s: %s %s, expected FAILED 2:0\n%s" % (jid, state, code, text))
+    need("solver.iterations=-3" in text and "expected an integer >= 0" in text,
+         "the log does not name the bad override:\n" + text)
+    need(not os.path.exists(out), "an output directory was written: a rank started")
+    print("ok: job %s stopped at its check (exit 2), naming --set solver.iterations=-3; no rank started" % jid)
+
+
+def binding_case(a, c, tmp):
+    scenario = os.path.join(a.source, "tests", "data", "mpi", "lanes.yaml")
+    out, log, final = os.path.join(tmp, "out"), os.path.join(tmp, "job.log"), os.path.join(tmp, "final-slurm.csv")
+    steps = ["--steps", "300"]
+
+    def mpirun_wall(name):
+        d = os.path.join(tmp, name)
+        direct_run(a, scenario, d, ["--backend", "cpu", "--final-state", os.path.join(tmp, "final-direct.csv")] + steps,
+                   ranks=2)
+        return json.load(open(os.path.join(d, "run.json")))["wall_seconds"]
+
+    before = mpirun_wall("direct-before")  # and after the job: the larger is the reference (machine load varies)
+    jid = c.sbatch(["--ntasks=2", "--cpus-per-task=1", "--time=5", "--output=" + log, "jobs/cpu.sbatch"], a.source,
+                   job_env(a, SCENARIO=scenario, OUT=out, EXTRA_ARGS=" ".join(["--quiet", "--final-state", final] + steps)))
+    state, code = c.wait(jid, 300)
+    text = open(log).read() if os.path.exists(log) else ""
+    need(state == "COMPLETED" and code == "0:0", "job %s: %s %s\n%s" % (jid, state, code, text))
+    job_wall = json.load(open(os.path.join(out, "run.json")))["wall_seconds"]
+    direct_wall = max(before, mpirun_wall("direct-after"))
+    need(read(final) == read(os.path.join(tmp, "final-direct.csv")), "the job's final state differs from mpirun's")
+    need(job_wall <= 2.0 * direct_wall, "the job's run took %.2f s, more than 2 x mpirun -n 2's %.2f s"
+         % (job_wall, direct_wall))
+    print("ok: %s: job %s ran 2 ranks in %.2f s, mpirun -n 2 in %.2f s (ratio %.2f); final states equal"
+          % (os.environ.get("THRONG_SLURM_TASK_PLUGIN", "task/none"), jid, job_wall, direct_wall,
+             job_wall / direct_wall))
+
+
+def case_binding_none(a, c, tmp):
+    binding_case(a, c, tmp)
+
+
+def case_binding_affinity(a, c, tmp):
+    binding_case(a, c, tmp)
+
+
+CASES = {"cpu_job": case_cpu_job, "chain": case_chain, "ensemble": case_ensemble, "bad_override": case_bad_override,
+         "binding_none": case_binding_none, "binding_affinity": case_binding_affinity}
+# the private Slurm's TaskPlugin per case (local_slurm.sh; default task/none)
+TASK_PLUGIN = {"binding_affinity": "task/affinity"}
 
 
 def main():
@@ -279,6 +342,7 @@ def main():
     a = ap.parse_args()
     a.throng = os.path.abspath(a.throng)
     a.source = os.path.abspath(a.source)
+    os.environ["THRONG_SLURM_TASK_PLUGIN"] = TASK_PLUGIN.get(a.case, "task/none")
     tmp = tempfile.mkdtemp(prefix="throng-slurm-")
     os.chmod(tmp, 0o755)  # munged wants its socket's directories open to all
     cluster = None

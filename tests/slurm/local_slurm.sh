@@ -15,8 +15,9 @@
 # Facts this relies on (docs/slurm.md, "Testing"): munged needs its socket
 # directory 0755; the node's name must be `hostname -s` with NodeAddr
 # 127.0.0.1 (a hostname that does not resolve is fine then);
-# proctrack/linuxproc and task/none (no cgroups here); srun's MPI plugin is
-# pmix for Debian's Open MPI.
+# proctrack/linuxproc and task/none (no cgroups here; THRONG_SLURM_TASK_PLUGIN
+# picks another, e.g. task/affinity, which binds each task to its cores);
+# srun's MPI plugin is pmix for Debian's Open MPI.
 set -euo pipefail
 
 cmd=${1:-}
@@ -105,7 +106,7 @@ MailProg=/bin/true
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
+TaskPlugin=${THRONG_SLURM_TASK_PLUGIN:-task/none}
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=pmix

@@ -4,7 +4,7 @@
 # Debian packages slurmctld, slurmd, slurm-client and munge (scripts/setup.sh
 # installs them); otherwise they skip (77). One at a time (RESOURCE_LOCK): a
 # cluster on 2 cores is enough for one test.
-foreach(case cpu_job chain ensemble)
+foreach(case cpu_job chain ensemble bad_override binding_none binding_affinity)
   add_test(NAME slurm.${case}
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_slurm.py ${THRONG_EXE} ${case}
                    --source ${CMAKE_SOURCE_DIR})
