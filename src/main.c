@@ -122,11 +122,11 @@ static int parse_cli(int argc, char **argv, cli *c) {
   c->command = argv[1];
   /* check takes run's options too (validated, then unused but --set), so
    * that a job script checks exactly the command line it will run */
-  int is_run = !strcmp(c->command, "run") || !strcmp(c->command, "check");
+  int run_options = !strcmp(c->command, "run") || !strcmp(c->command, "check");
   for (int k = 2; k < argc; ++k) {
     const char *a = argv[k];
     const char *val = k + 1 < argc ? argv[k + 1] : NULL;
-    int takes_value = !strcmp(a, "--set") || (is_run && (!strcmp(a, "--steps") || !strcmp(a, "--out") ||
+    int takes_value = !strcmp(a, "--set") || (run_options && (!strcmp(a, "--steps") || !strcmp(a, "--out") ||
                                                          !strcmp(a, "--final-state") || !strcmp(a, "--backend") ||
                                                          !strcmp(a, "--restart") || !strcmp(a, "--catalyst")));
     if (takes_value && !val) {
@@ -140,7 +140,7 @@ static int parse_cli(int argc, char **argv, cli *c) {
         return EXIT_BAD_INPUT;
       }
       c->sets[c->n_sets++] = argv[++k];
-    } else if (is_run && !strcmp(a, "--steps")) {
+    } else if (run_options && !strcmp(a, "--steps")) {
       int bad = parse_count(argv[++k], &c->steps);
       if (bad) {
         snprintf(msg, sizeof msg, "--steps %.64s%s: expected a whole number >= 0%s", argv[k],
@@ -148,33 +148,33 @@ static int parse_cli(int argc, char **argv, cli *c) {
         say(stderr, "throng: %s\n", msg);
         return EXIT_BAD_INPUT;
       }
-    } else if (is_run && !strcmp(a, "--out")) {
+    } else if (run_options && !strcmp(a, "--out")) {
       c->out = argv[++k];
-    } else if (is_run && !strcmp(a, "--final-state")) {
+    } else if (run_options && !strcmp(a, "--final-state")) {
       c->final_state = argv[++k];
-    } else if (is_run && !strcmp(a, "--backend")) {
+    } else if (run_options && !strcmp(a, "--backend")) {
       c->backend = argv[++k];
       if (strcmp(c->backend, "cpu") && strcmp(c->backend, "cuda")) {
         snprintf(msg, sizeof msg, "--backend %.64s: unknown backend (known: cpu, cuda)", c->backend);
         say(stderr, "throng: %s\n", msg);
         return EXIT_BAD_INPUT;
       }
-    } else if (is_run && !strcmp(a, "--restart")) {
+    } else if (run_options && !strcmp(a, "--restart")) {
       c->restart = argv[++k];
-    } else if (is_run && !strcmp(a, "--catalyst")) {
+    } else if (run_options && !strcmp(a, "--catalyst")) {
       if (c->n_catalyst == THR_MAX_CATALYST_SCRIPTS) {
         snprintf(msg, sizeof msg, "--catalyst: at most %d scripts", THR_MAX_CATALYST_SCRIPTS);
         say(stderr, "throng: %s\n", msg);
         return EXIT_BAD_INPUT;
       }
       c->catalyst[c->n_catalyst++] = argv[++k];
-    } else if (is_run && !strcmp(a, "--quiet")) {
+    } else if (run_options && !strcmp(a, "--quiet")) {
       c->quiet = 1;
-    } else if (is_run && !strcmp(a, "--timing")) {
+    } else if (run_options && !strcmp(a, "--timing")) {
       c->timing = 1;
-    } else if (is_run && !strcmp(a, "--no-output")) {
+    } else if (run_options && !strcmp(a, "--no-output")) {
       c->no_output = 1;
-    } else if (is_run && !strcmp(a, "--overwrite")) {
+    } else if (run_options && !strcmp(a, "--overwrite")) {
       c->overwrite = 1;
     } else if (a[0] == '-' && a[1]) {
       snprintf(msg, sizeof msg, "unknown option '%s' for '%s' (see throng --help)", a, c->command);
@@ -645,11 +645,11 @@ int main(int argc, char **argv) {
   /* a run catches SIGTERM and SIGUSR1 from its first moment (MPI_Init can
    * take a while on a busy node), and again after MPI_Init in case the MPI
    * library installed handlers of its own */
-  int is_run = argc >= 2 && !strcmp(argv[1], "run");
-  if (is_run) thr_run_watch_signals();
+  int run_options = argc >= 2 && !strcmp(argv[1], "run");
+  if (run_options) thr_run_watch_signals();
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-  if (is_run) thr_run_watch_signals();
+  if (run_options) thr_run_watch_signals();
   MPI_Comm_rank(MPI_COMM_WORLD, &g_rank);
   if (argc < 2) {
     if (g_rank == 0) usage(stderr);
