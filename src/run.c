@@ -593,8 +593,11 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     empty = everyone_left(s);
     int metrics_now = metrics && due(st, o->metrics_every), frame_now = frames && due(st, o->trajectory_every);
     int insitu_now = insitu && due(st, o->catalyst_every);
-    /* the step that empties the simulation gets its outputs */
-    if (empty) metrics_now = metrics, frame_now = frames, insitu_now = insitu;
+    /* the step that empties the simulation gets its outputs; the last
+     * step gets a trajectory frame (off the trajectory_every clock: a CSV
+     * file of its step, or trajectory.h5's /final) */
+    if (empty) metrics_now = metrics, insitu_now = insitu;
+    if (empty || k + 1 == o->steps) frame_now = frames;
     /* exact when outputs follow or the run ends; else a GPU may look one
      * step back rather than wait */
     code = check_and_write(&r, metrics_now || frame_now || insitu_now || k + 1 == o->steps || empty, metrics_now,

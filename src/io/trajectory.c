@@ -31,7 +31,10 @@ struct thr_trajectory {
   thr_h5 h;
   char dir[THR_PATH_MAX];
   thr_trajectory_info info;
-  hid_t d[N_TABLES];
+  hid_t d[N_TABLES];   /* the frames on the trajectory_every clock */
+  hid_t fin[N_TABLES]; /* /final: the last step off that clock (TABLE_TRAJ is /final/id; no TABLE_FRAMES) */
+  frame_row final_row; /* rows: 0 and no grid when none */
+  int has_final;
   hid_t row_file, row_mem, frame_file, frame_mem;
   frame_row *frames; /* rank 0 */
   size_t n_frames, cap;
@@ -66,8 +69,15 @@ static hid_t frame_type(int file) {
   return t;
 }
 
+static void close_tables(thr_trajectory *t) {
+  for (int k = 0; k < N_TABLES; ++k) {
+    thr_h5_close_dataset(&t->d[k]);
+    thr_h5_close_dataset(&t->fin[k]);
+  }
+}
+
 static void release(thr_trajectory *t) {
-  for (int k = 0; k < N_TABLES; ++k) thr_h5_close_dataset(&t->d[k]);
+  close_tables(t);
   H5Tclose(t->row_file);
   H5Tclose(t->row_mem);
   H5Tclose(t->frame_file);
@@ -136,7 +146,7 @@ int thr_trajectory_open(thr_trajectory **out, MPI_Comm comm, const char *dir, co
     snprintf(err, errlen, "out of memory opening the trajectory");
     return -1;
   }
-  for (int k = 0; k < N_TABLES; ++k) t->d[k] = H5I_INVALID_HID;
+  for (int k = 0; k < N_TABLES; ++k) t->d[k] = t->fin[k] = H5I_INVALID_HID;
   t->info = *info;
   snprintf(t->dir, sizeof t->dir, "%s", dir);
   t->row_file = row_type(1);
@@ -173,56 +183,65 @@ static int scratch(thr_trajectory *t, size_t n) {
   return t->scratch == n ? 0 : -1;
 }
 
-static int write_frame(thr_trajectory *t, long step, const thr_agents *a, char *err, size_t errlen);
+static int write_frame(thr_trajectory *t, long step, const thr_agents *a);
+static int write_final(thr_trajectory *t, long step, const thr_agents *a);
 
 int thr_trajectory_frame(thr_trajectory *t, long step, const thr_agents *a, char *err, size_t errlen) {
-  int rc = write_frame(t, step, a, err, errlen);
+  thr_h5 *h = &t->h;
+  h->err = err;
+  h->errlen = errlen;
+  int rc = scratch(t, a->n_owned);
+  if (rc) snprintf(err, errlen, "%s: out of memory for a frame of %zu agents", h->path, a->n_owned);
+  if (thr_h5_agree(h, rc)) return -1;
+  if (!t->created) {
+    uint64_t all = a->n_owned;
+    if (h->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_UINT64_T, MPI_SUM, h->comm);
+    if (create_tables(t, all < 1024 ? 1024 : all > 65536 ? 65536 : all)) return (t->failed = 1), -1;
+  }
+  /* a step off the clock would share its frame number with the frame
+   * before (PedPy would see each agent twice in one frame) */
+  rc = step % t->info.every ? write_final(t, step, a) : write_frame(t, step, a);
   if (rc) t->failed = 1;
   return rc;
 }
 
-static int write_frame(thr_trajectory *t, long step, const thr_agents *a, char *err, size_t errlen) {
+/* x, y, z; velocity; radius, group, state, stage of this rank's agents,
+ * appended to the tables d. */
+static int append_agents(thr_trajectory *t, hid_t *d, const thr_agents *a) {
   thr_h5 *h = &t->h;
-  h->err = err;
-  h->errlen = errlen;
   size_t n = a->n_owned;
-  int rc = 0;
-  if (scratch(t, n)) {
-    snprintf(err, errlen, "%s: out of memory for a frame of %zu agents", h->path, n);
-    rc = -1;
+  for (size_t i = 0; i < n; ++i) {
+    t->vec[3 * i] = a->x[i].x;
+    t->vec[3 * i + 1] = a->x[i].y;
+    t->vec[3 * i + 2] = 0.0f;
   }
-  if (thr_h5_agree(h, rc)) return -1;
-  if (!t->created) {
-    uint64_t all = n;
-    if (h->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_UINT64_T, MPI_SUM, h->comm);
-    if (create_tables(t, all < 1024 ? 1024 : all > 65536 ? 65536 : all)) return -1;
+  if (thr_h5_append(h, d[TABLE_POINTS], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL)) return -1;
+  for (size_t i = 0; i < n; ++i) {
+    t->vec[3 * i] = a->v[i].x;
+    t->vec[3 * i + 1] = a->v[i].y;
+    t->vec[3 * i + 2] = 0.0f;
   }
+  return thr_h5_append(h, d[TABLE_VELOCITY], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL) ||
+         thr_h5_append(h, d[TABLE_RADIUS], H5T_NATIVE_FLOAT, 4, 0, n, a->radius, NULL, NULL) ||
+         thr_h5_append(h, d[TABLE_GROUP], H5T_NATIVE_INT32, 4, 0, n, a->group, NULL, NULL) ||
+         thr_h5_append(h, d[TABLE_STATE], H5T_NATIVE_UINT32, 4, 0, n, a->flags, NULL, NULL) ||
+         thr_h5_append(h, d[TABLE_STAGE], H5T_NATIVE_INT32, 4, 0, n, a->stage, NULL, NULL);
+}
+
+static int write_frame(thr_trajectory *t, long step, const thr_agents *a) {
+  thr_h5 *h = &t->h;
+  size_t n = a->n_owned;
   uint32_t frame = (uint32_t)(step / t->info.every);
   for (size_t i = 0; i < n; ++i) {
     traj_row r = {frame, a->id[i], (double)a->x[i].x, (double)a->x[i].y, 0.0};
     t->rows[i] = r;
   }
   uint64_t first = 0, total = 0;
-  if (thr_h5_append(h, t->d[TABLE_TRAJ], t->row_mem, sizeof *t->rows, 0, n, t->rows, &first, &total)) return -1;
-  for (size_t i = 0; i < n; ++i) {
-    t->vec[3 * i] = a->x[i].x;
-    t->vec[3 * i + 1] = a->x[i].y;
-    t->vec[3 * i + 2] = 0.0f;
-  }
-  if (thr_h5_append(h, t->d[TABLE_POINTS], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL)) return -1;
-  for (size_t i = 0; i < n; ++i) {
-    t->vec[3 * i] = a->v[i].x;
-    t->vec[3 * i + 1] = a->v[i].y;
-    t->vec[3 * i + 2] = 0.0f;
-  }
-  if (thr_h5_append(h, t->d[TABLE_VELOCITY], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL) ||
-      thr_h5_append(h, t->d[TABLE_RADIUS], H5T_NATIVE_FLOAT, 4, 0, n, a->radius, NULL, NULL) ||
-      thr_h5_append(h, t->d[TABLE_GROUP], H5T_NATIVE_INT32, 4, 0, n, a->group, NULL, NULL) ||
-      thr_h5_append(h, t->d[TABLE_STATE], H5T_NATIVE_UINT32, 4, 0, n, a->flags, NULL, NULL) ||
-      thr_h5_append(h, t->d[TABLE_STAGE], H5T_NATIVE_INT32, 4, 0, n, a->stage, NULL, NULL))
+  if (thr_h5_append(h, t->d[TABLE_TRAJ], t->row_mem, sizeof *t->rows, 0, n, t->rows, &first, &total) ||
+      append_agents(t, t->d, a))
     return -1;
   frame_row fr = {frame, step, (double)step * t->info.dt, first, total};
-  rc = 0;
+  int rc = 0;
   if (h->rank == 0) {
     if (t->n_frames == t->cap) {
       size_t cap = t->cap ? 2 * t->cap : 64;
@@ -235,7 +254,7 @@ static int write_frame(thr_trajectory *t, long step, const thr_agents *a, char *
     if (t->n_frames < t->cap)
       t->frames[t->n_frames++] = fr;
     else
-      snprintf(err, errlen, "%s: out of memory listing frames", h->path), rc = -1;
+      snprintf(h->err, h->errlen, "%s: out of memory listing frames", h->path), rc = -1;
   }
   if (thr_h5_agree(h, rc)) return -1;
   if (thr_h5_append(h, t->d[TABLE_FRAMES], t->frame_mem, sizeof fr, 0, h->rank == 0 ? 1 : 0, &fr, NULL, NULL) ||
@@ -243,6 +262,45 @@ static int write_frame(thr_trajectory *t, long step, const thr_agents *a, char *
     return -1;
   t->good_rows = first + total;
   t->good_frames++;
+  return 0;
+}
+
+/* /final: the agents at the run's last step when it is not a multiple of
+ * trajectory_every, the same tables (ids in /final/id), step and time as
+ * attributes of the group. Written once, at the end. */
+static int write_final(thr_trajectory *t, long step, const thr_agents *a) {
+  thr_h5 *h = &t->h;
+  if (t->has_final) {
+    snprintf(h->err, h->errlen, "%s: a second last-step frame (step %ld)", h->path, step);
+    return -1;
+  }
+  uint64_t all = a->n_owned;
+  if (h->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_UINT64_T, MPI_SUM, h->comm);
+  hsize_t chunk = all < 1 ? 1 : all > 65536 ? 65536 : all;
+  hid_t *d = t->fin;
+  double time = (double)step * t->info.dt;
+  if (thr_h5_group(h, "final") || thr_h5_table(h, "final/id", H5T_STD_U32LE, 0, chunk, &d[TABLE_TRAJ]) ||
+      thr_h5_table(h, "final/points", H5T_IEEE_F32LE, 3, chunk, &d[TABLE_POINTS]) ||
+      thr_h5_table(h, "final/velocity", H5T_IEEE_F32LE, 3, chunk, &d[TABLE_VELOCITY]) ||
+      thr_h5_table(h, "final/radius", H5T_IEEE_F32LE, 0, chunk, &d[TABLE_RADIUS]) ||
+      thr_h5_table(h, "final/group", H5T_STD_I32LE, 0, chunk, &d[TABLE_GROUP]) ||
+      thr_h5_table(h, "final/state", H5T_STD_U32LE, 0, chunk, &d[TABLE_STATE]) ||
+      thr_h5_table(h, "final/stage", H5T_STD_I32LE, 0, chunk, &d[TABLE_STAGE]))
+    return -1;
+  hid_t g = h->writer ? H5Gopen2(h->file, "final", H5P_DEFAULT) : H5I_INVALID_HID;
+  int rc = thr_h5_attr_i64(h, g, "step", step) || thr_h5_attr_f64(h, g, "time", time) ||
+           thr_h5_attr_string(h, g, "description",
+                              "the agents at the run's last step, which is not a multiple of trajectory_every: "
+                              "id, points, velocity, radius, group, state, stage as in the root tables; not in "
+                              "/trajectory, whose frame numbers are step / every");
+  if (g >= 0) H5Gclose(g);
+  uint64_t first = 0, total = 0;
+  if (rc || thr_h5_append(h, d[TABLE_TRAJ], H5T_NATIVE_UINT32, 4, 0, a->n_owned, a->id, &first, &total) ||
+      append_agents(t, d, a) || thr_h5_flush(h))
+    return -1;
+  frame_row fr = {0, step, time, 0, total};
+  t->final_row = fr;
+  t->has_final = 1;
   return 0;
 }
 
@@ -256,6 +314,11 @@ static int cut_to_good_frames(thr_trajectory *t) {
       hsize_t dims[2] = {k == TABLE_FRAMES ? t->good_frames : t->good_rows, 3};
       if (t->d[k] >= 0 && H5Dset_extent(t->d[k], dims) < 0) rc = -1;
     }
+    /* a last-step frame that failed half-way goes whole */
+    for (int k = 0; k < N_TABLES; ++k) thr_h5_close_dataset(&t->fin[k]);
+    if (!rc && !t->has_final && H5Lexists(h->file, "final", H5P_DEFAULT) > 0 &&
+        H5Ldelete(h->file, "final", H5P_DEFAULT) < 0)
+      rc = -1;
     if (rc) snprintf(h->err, h->errlen, "%s: cannot cut the file back to its complete frames", h->path);
   }
   if (h->rank == 0 && t->n_frames > t->good_frames) t->n_frames = (size_t)t->good_frames;
@@ -289,16 +352,9 @@ static void xdmf_slab(FILE *f, const frame_row *fr, uint64_t total, int cols, co
   fprintf(f, "trajectory.h5:/%s</DataItem>\n%s</DataItem>\n", dataset, ind);
 }
 
-static int write_xdmf(thr_trajectory *t, char *err, size_t errlen) {
-  char path[THR_PATH_MAX + 32], tmp[THR_PATH_MAX + 48];
-  snprintf(path, sizeof path, "%s/trajectory.xdmf", t->dir);
-  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
-  if (!f) return -1;
-  uint64_t total = 0;
-  for (size_t k = 0; k < t->n_frames; ++k) total += t->frames[k].rows;
-  fprintf(f, "<?xml version=\"1.0\" ?>\n<!-- throng trajectory: open this file in ParaView (points over time; "
-             "the data are in trajectory.h5) -->\n<Xdmf Version=\"2.0\">\n  <Domain>\n"
-             "    <Grid Name=\"agents\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
+/* One frame's grid: its rows of the tables under `group` ("" or "final/"),
+ * which have `total` rows. */
+static void xdmf_grid(FILE *f, const char *name, const frame_row *fr, uint64_t total, const char *group) {
   static const struct {
     const char *name, *dataset, *type;
     int cols, center_vector;
@@ -307,23 +363,43 @@ static int write_xdmf(thr_trajectory *t, char *err, size_t errlen) {
                {"group", "group", "Int", 0, 0},
                {"state", "state", "UInt", 0, 0},
                {"stage", "stage", "Int", 0, 0}};
+  char dataset[64];
+  fprintf(f,
+          "      <Grid Name=\"%s\" GridType=\"Uniform\">\n        <Time Value=\"%.9g\"/>\n"
+          "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n"
+          "        <Geometry GeometryType=\"XYZ\">\n",
+          name, fr->time, (unsigned long long)fr->rows);
+  snprintf(dataset, sizeof dataset, "%spoints", group);
+  xdmf_slab(f, fr, total, 3, "Float", 4, dataset);
+  fprintf(f, "        </Geometry>\n");
+  for (size_t a = 0; a < sizeof attrs / sizeof attrs[0]; ++a) {
+    fprintf(f, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", attrs[a].name,
+            attrs[a].center_vector ? "Vector" : "Scalar");
+    snprintf(dataset, sizeof dataset, "%s%s", group, attrs[a].dataset);
+    xdmf_slab(f, fr, total, attrs[a].cols, attrs[a].type, 4, dataset);
+    fprintf(f, "        </Attribute>\n");
+  }
+  fprintf(f, "      </Grid>\n");
+}
+
+static int write_xdmf(thr_trajectory *t, char *err, size_t errlen) {
+  char path[THR_PATH_MAX + 32], tmp[THR_PATH_MAX + 48], name[64];
+  snprintf(path, sizeof path, "%s/trajectory.xdmf", t->dir);
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
+  uint64_t total = 0;
+  for (size_t k = 0; k < t->n_frames; ++k) total += t->frames[k].rows;
+  fprintf(f, "<?xml version=\"1.0\" ?>\n<!-- throng trajectory: open this file in ParaView (points over time; "
+             "the data are in trajectory.h5) -->\n<Xdmf Version=\"2.0\">\n  <Domain>\n"
+             "    <Grid Name=\"agents\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
   for (size_t k = 0; k < t->n_frames; ++k) {
-    const frame_row *fr = &t->frames[k];
-    if (!fr->rows) continue; /* an empty frame has no points to show */
-    fprintf(f,
-            "      <Grid Name=\"frame %u\" GridType=\"Uniform\">\n        <Time Value=\"%.9g\"/>\n"
-            "        <Topology TopologyType=\"Polyvertex\" NumberOfElements=\"%llu\" NodesPerElement=\"1\"/>\n"
-            "        <Geometry GeometryType=\"XYZ\">\n",
-            fr->frame, fr->time, (unsigned long long)fr->rows);
-    xdmf_slab(f, fr, total, 3, "Float", 4, "points");
-    fprintf(f, "        </Geometry>\n");
-    for (size_t a = 0; a < sizeof attrs / sizeof attrs[0]; ++a) {
-      fprintf(f, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"Node\">\n", attrs[a].name,
-              attrs[a].center_vector ? "Vector" : "Scalar");
-      xdmf_slab(f, fr, total, attrs[a].cols, attrs[a].type, 4, attrs[a].dataset);
-      fprintf(f, "        </Attribute>\n");
-    }
-    fprintf(f, "      </Grid>\n");
+    if (!t->frames[k].rows) continue; /* an empty frame has no points to show */
+    snprintf(name, sizeof name, "frame %u", t->frames[k].frame);
+    xdmf_grid(f, name, &t->frames[k], total, "");
+  }
+  if (t->has_final && t->final_row.rows) {
+    snprintf(name, sizeof name, "final step %lld", (long long)t->final_row.step);
+    xdmf_grid(f, name, &t->final_row, t->final_row.rows, "final/");
   }
   fprintf(f, "    </Grid>\n  </Domain>\n</Xdmf>\n");
   return thr_file_commit(f, path, tmp, err, errlen);
@@ -336,7 +412,7 @@ int thr_trajectory_close(thr_trajectory *t, char *err, size_t errlen) {
   h->errlen = errlen;
   int rc = t->created ? 0 : create_tables(t, 1024); /* no frame: the tables, empty */
   if (!rc && t->failed) rc = cut_to_good_frames(t);
-  for (int k = 0; k < N_TABLES; ++k) thr_h5_close_dataset(&t->d[k]);
+  close_tables(t);
   rc = rc ? (thr_h5_discard(h), -1) : thr_h5_commit(h);
   if (!rc) {
     int xrc = h->rank == 0 ? write_xdmf(t, err, errlen) : 0;

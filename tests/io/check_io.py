@@ -14,6 +14,12 @@ it cannot run: no h5py/numpy, no mpiexec, PedPy not installable):
                      /velocity and /group equal to the CSV's vx,vy,group (at %.9g, float precision),
                      /state only flag bits 1|2|4|8; trajectory.xdmf parses as XML with one Grid per
                      non-empty frame whose time, element count and HyperSlab start/count are /frames'
+  final_frame        a run of exit_room.yaml stopped by --steps 103 with a frame every 10 steps (2 ranks
+                     when mpiexec is given): /frames keeps steps 0..100 and frame numbers = step / 10,
+                     /trajectory has no (frame, id) twice, /final holds step 103, time 103 dt and the
+                     agents of the CSV run's trajectory.00000103.csv (ids, x, y, vx, vy, radius,
+                     group), trajectory.xdmf ends with a Grid at that time over /final; the CSV
+                     .series ends with step 103; a run of 100 steps (a multiple) has no /final
   pedpy              PedPy 1.5 (pip, into the venv --venv, made once) loads trajectory.h5 and its
                      walkable area unchanged; compute_classic_density in a measurement square equals
                      agents-in-square / area counted from the raw rows, for every frame
@@ -285,6 +291,71 @@ def trajectory_layout():
                 bad.append("frame %d: %s is no dataset of %d rows" % (r["frame"], ds, n))
     check(not bad, "every Grid: time, element count and HyperSlab start/count = /frames, datasets of trajectory.h5"
           + ("" if not bad else " -- " + "; ".join(bad[:6])))
+
+
+def final_frame():
+    """The run's last step has a frame even off the trajectory_every clock (issue 20)."""
+    need_h5()
+    import h5py
+    import numpy as np
+    import xml.etree.ElementTree as ET
+    ranks = 2 if A.mpiexec else 1
+    every, steps = 10, 103
+    outs = {}
+    for fmt, n, r in (("hdf5", steps, ranks), ("csv", steps, 1), ("hdf5", 100, 1)):
+        out = path("%s_%d" % (fmt, n))
+        p = throng(["run", EXIT_ROOM, "--out", out, "--steps", str(n), "--set", "output.trajectory_every=%d" % every,
+                    "--set", "output.trajectory_format=" + fmt], ranks=r)
+        check(p.returncode == 0, "the %s run of %d steps on %d rank(s) exits 0" % (fmt, n, r))
+        outs[(fmt, n)] = out
+    if problems:
+        return
+    dt = run_json(outs[("hdf5", steps)])["parameters"]["dt"]
+    cf = csv_frames(outs[("csv", steps)])
+    check(sorted(cf)[-1] == steps and sorted(cf)[-2] == 100,
+          "the CSV run's last files are steps 100 and %d (%s)" % (steps, sorted(cf)[-3:]))
+    with open(os.path.join(outs[("csv", steps)], "trajectory", "trajectory.csv.series")) as fh:
+        series = json.load(fh)["files"]
+    check(series[-1]["name"] == "trajectory.%08d.csv" % steps and abs(series[-1]["time"] - steps * dt) < 1e-6,
+          "the .series ends with step %d at %.4f s (%s)" % (steps, steps * dt, series[-1]))
+    with h5py.File(os.path.join(outs[("hdf5", 100)], "trajectory.h5"), "r") as f:
+        check("final" not in f, "a run that ends on a multiple of trajectory_every has no /final")
+    f = h5py.File(os.path.join(outs[("hdf5", steps)], "trajectory.h5"), "r")
+    fr, rows = f["frames"][:], f["trajectory"][:]
+    check(list(fr["step"]) == list(range(0, 101, every)) and list(fr["frame"]) == list(range(11)),
+          "/frames: steps 0..100 every %d, frames 0..10 (%s)" % (every, list(fr["step"])))
+    pairs = set(zip(rows["frame"].tolist(), rows["id"].tolist()))
+    check(len(pairs) == len(rows), "/trajectory: no (frame, id) twice (%d rows, %d pairs)" % (len(rows), len(pairs)))
+    check("final" in f, "/final exists")
+    if problems:
+        return
+    g = f["final"]
+    check(int(g.attrs.get("step", -1)) == steps and abs(float(g.attrs.get("time", -1)) - steps * dt) < 1e-6,
+          "/final step %d, time %.6f s (%s, %s)" % (steps, steps * dt, g.attrs.get("step"), g.attrs.get("time")))
+    ids = g["id"][:]
+    c = sorted(cf[steps], key=lambda d: int(d["id"]))
+    order = np.argsort(ids, kind="stable")
+    check(len(ids) > 0 and [int(d["id"]) for d in c] == ids[order].tolist(),
+          "/final/id: the %d agents of the CSV run at step %d" % (len(c), steps))
+    if problems:
+        return
+    cx = np.array([[float(d[k]) for k in ("x", "y", "vx", "vy", "radius")] for d in c])
+    pts, vel, rad = g["points"][:][order], g["velocity"][:][order], g["radius"][:][order]
+    check(np.allclose(pts[:, :2], cx[:, :2], rtol=2e-7, atol=1e-7) and (pts[:, 2] == 0).all(),
+          "/final/points = the CSV's x, y at float precision, z = 0")
+    check(np.allclose(vel[:, :2], cx[:, 2:4], rtol=2e-7, atol=1e-7), "/final/velocity = the CSV's vx, vy")
+    check(np.allclose(rad, cx[:, 4], rtol=1e-6), "/final/radius = the CSV's radius")
+    check(np.array_equal(g["group"][:][order], np.array([int(d["group"]) for d in c])), "/final/group = the CSV's")
+    check(all(g[k].shape[0] == len(ids) for k in ("points", "velocity", "radius", "group", "state", "stage")),
+          "every /final table has %d rows" % len(ids))
+    grids = ET.parse(os.path.join(outs[("hdf5", steps)], "trajectory.xdmf")).getroot().findall("Domain/Grid/Grid")
+    last = grids[-1] if grids else None
+    srcs = [d.text.strip() for d in last.iter("DataItem") if d.get("Format") == "HDF"] if last is not None else []
+    check(last is not None and abs(float(last.find("Time").get("Value")) - steps * dt) < 1e-6
+          and int(last.find("Topology").get("NumberOfElements")) == len(ids)
+          and srcs and all(s.startswith("trajectory.h5:/final/") for s in srcs),
+          "trajectory.xdmf ends with a Grid at %.4f s of %d agents over /final (%s)"
+          % (steps * dt, len(ids), srcs[:2]))
 
 
 # ---- pedpy ------------------------------------------------------------------
@@ -687,8 +758,8 @@ def no_hdf5():
               "%s: exit 2, \"built without HDF5\", nothing written" % what)
 
 
-CASES = {"trajectory_layout": trajectory_layout, "pedpy": pedpy_case, "restart_equal": restart_equal,
-         "signal": signal_case, "signal_startup": signal_startup, "bad_checkpoints": bad_checkpoints, "full_disk": full_disk,
+CASES = {"trajectory_layout": trajectory_layout, "final_frame": final_frame, "pedpy": pedpy_case,
+         "restart_equal": restart_equal, "signal": signal_case, "signal_startup": signal_startup, "bad_checkpoints": bad_checkpoints, "full_disk": full_disk,
          "full_disk_trajectory": full_disk_trajectory, "compression": compression, "no_hdf5": no_hdf5}
 
 

@@ -36,6 +36,9 @@ endfunction()
 
 # trajectory.h5 (written on 2 ranks) against a CSV run; the XDMF sidecar.
 throng_io_test(trajectory_layout 2 trajectory_layout)
+# The last step has a frame off the trajectory_every clock (/final, the
+# CSV file of its step), never a second frame with the same number.
+throng_io_test(final_frame 2 final_frame)
 # PedPy reads the file unchanged; the classic density is agents / area.
 throng_io_test(pedpy 2 pedpy --venv ${CMAKE_BINARY_DIR}/venv-io)
 set_tests_properties(io.pedpy PROPERTIES TIMEOUT 900)
