@@ -142,7 +142,7 @@ static int write_frame(run_ctx *r, const thr_agents *all, long step) {
 
 static int write_final(run_ctx *r, const thr_agents *all, long step) {
   (void)step;
-  return thr_write_final_state(r->o->final_state, all, r->err, r->errlen);
+  return thr_write_final_state(r->o->final_state, all, r->s->prm.dim3, r->err, r->errlen);
 }
 
 static int due(long step, int every) { return every > 0 && step % every == 0; }
@@ -190,7 +190,7 @@ static int write_frame_h5(run_ctx *r) {
 static int insitu_begin(run_ctx *r) {
   thr_backend *b = r->s->be;
   double t0 = MPI_Wtime();
-  int rc = b->ops->view_begin(b, INSITU_FIELDS);
+  int rc = b->ops->view_begin(b, thr_fields_3d(INSITU_FIELDS, &r->s->prm));
   if (rc) snprintf(r->err, r->errlen, "Catalyst: %s", b->error);
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, r->s->comm);
   r->insitu_seconds += MPI_Wtime() - t0;
@@ -205,7 +205,7 @@ static int insitu_execute(run_ctx *r) {
   thr_insitu_agents a;
   int rc = s->be->ops->view_end(s->be, &view);
   if (rc) snprintf(r->err, r->errlen, "Catalyst: %s", s->be->error);
-  if (!rc && thr_insitu_agents_fill(&a, &r->insitu_buf, &view, s->step, (double)s->step * s->prm.dt)) {
+  if (!rc && thr_insitu_agents_fill(&a, &r->insitu_buf, &view, s->prm.dim3, s->step, (double)s->step * s->prm.dt)) {
     snprintf(r->err, r->errlen, "Catalyst: out of memory for the points of %zu agents", view.n_owned);
     rc = -1;
   }
@@ -277,7 +277,8 @@ static int write_outputs(run_ctx *r, int metrics, int frame, int insitu) {
  * scenario has none). Collective. */
 static int open_trajectory(run_ctx *r, const thr_scenario *sc) {
   char *wkt = thr_wkt_format(&sc->walkable, sc->world_min, sc->world_max);
-  thr_trajectory_info info = {wkt, sc->name, (double)r->s->prm.dt, r->o->trajectory_every, r->o->compression};
+  thr_trajectory_info info = {wkt, sc->name, (double)r->s->prm.dt, r->o->trajectory_every, r->o->compression,
+                              r->s->prm.dim3};
   int rc = 0;
   if (!wkt) {
     snprintf(r->err, r->errlen, "out of memory writing the walkable area");
@@ -543,6 +544,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   int rc = 0;
   if (s->rank == 0 && out) {
     rc = thr_output_open(&r.out, o->out_dir, metrics, frames && !o->trajectory_hdf5, err, errlen);
+    r.out.dim3 = s->prm.dim3;
     thr_run_io io = run_io(&r);
     if (!rc && metrics && s->forms) rc = thr_output_open_formations(&r.out, err, errlen);
     if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, &io, err, errlen);

@@ -46,7 +46,13 @@
   FIELD(ROUTE, route, int32_t, STATE, OWNED, "distance field followed, or -1: the goal (no field)")         \
   FIELD(STAGE, stage, int32_t, STATE, OWNED, "current journey stage, or -1")                               \
   FIELD(SLOT, slot, int32_t, STATE, OWNED, "slot at a queue or waiting stage; -1 none, -2 hold position")   \
-  FIELD(JOURNEY, journey, int32_t, STATE, OWNED, "journey, or -1")
+  FIELD(JOURNEY, journey, int32_t, STATE, OWNED, "journey, or -1")                                       \
+  FIELD(Z, z, float, STATE, GHOST, "altitude of x^n (3D scenarios; 0 in 2D) [m]")                          \
+  FIELD(PZ, pz, float, STATE, GHOST, "altitude of x* [m]")                                                 \
+  FIELD(VZ, vz, float, STATE, GHOST, "vertical velocity [m/s]")                                            \
+  FIELD(GOAL_Z, goal_z, float, STATE, OWNED, "goal altitude (3D; NaN: the agent's own altitude) [m]")      \
+  FIELD(VNEWZ, vnewz, float, STEP, OWNED, "vertical part of vnew [m/s]")                                    \
+  FIELD(PLANE, plane, int32_t, STEP, OWNED, "separation plane the agent prefers (avoidance.plane auto)")
 
 /* Selectors for the life and ghost columns: THR_IF_<column>_<value>(code)
  * expands to code or to nothing. */

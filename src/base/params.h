@@ -4,6 +4,16 @@
 #ifndef THRONG_PARAMS_H
 #define THRONG_PARAMS_H
 
+/* How a 3D avoidance response chooses its direction (`avoidance.plane`;
+ * the order is the schema's choices): along d_t itself (000's section 4.5
+ * in 3D), or across a separation plane that contains the pair's normal n
+ * and the up axis (horizontal: the pair side-steps at its altitude), the
+ * horizontal axis perpendicular to n (vertical: one passes over the other),
+ * or a user axis (tests only; no scenario key yet); auto picks horizontal
+ * or vertical per agent from where its neighbours are (thr_plane_choice3). */
+enum thr_av_plane { THR_PLANE_TANGENT = 0, THR_PLANE_HORIZONTAL = 1, THR_PLANE_VERTICAL = 2, THR_PLANE_AUTO = 3,
+                    THR_PLANE_AXIS = 4 };
+
 typedef struct thr_params {
   /* time integration (Algorithm 1, section 4.1) */
   float dt;          /* time step [s] */
@@ -70,6 +80,13 @@ typedef struct thr_params {
   int steer_mode;        /* enum thr_steer_mode */
   float steer_time;      /* T_s [s] */
   float steer_accel;     /* a_s [m/s^2] */
+
+  /* 3D agents (seed paper 003, docs/3d.md): altitude fields z, pz, vz;
+   * the grid and the decomposition stay on (x, y) */
+  int dim3;             /* the scenario is 3D (world.z given) */
+  float z_min, z_max;   /* floor and ceiling: agents' spheres stay between [m] */
+  int av_plane;         /* enum thr_av_plane: direction of the 3D avoidance response */
+  float av_auto_radius; /* neighbours within this (3D) distance decide the plane in auto mode [m] */
 
   /* neighbour grid */
   float cell_size; /* side of a grid cell [m] */

@@ -49,6 +49,8 @@ typedef struct thr_block {
   int goal_set;         /* THR_BGOAL_SET: index into the scenario's goal sets */
   thr_vec2 goal_point;  /* POINT: the point; OFFSET: the offset; ANTIPODAL: the centre */
   float goal_jitter;    /* goal displaced by U(-goal_jitter, goal_jitter) per coordinate */
+  float goal_altitude;  /* 3D: the goal's altitude; NaN: the agent's own */
+  float altitude_min, altitude_max; /* 3D: altitude U(min, max) */
 
   /* evacuation (base/evacuation.h) */
   int source;           /* 1: the properties of a source's agents (sources[].block), no agents at the start */

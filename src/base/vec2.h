@@ -23,6 +23,9 @@ THR_HD thr_vec2 v2(float x, float y) {
   r.y = y;
   return r;
 }
+THR_HD thr_vec2 v2_zero(void) { return v2(0.0f, 0.0f); }
+/* s along the first axis (a deterministic direction where none is defined) */
+THR_HD thr_vec2 v2_e1(float s) { return v2(s, 0.0f); }
 THR_HD thr_vec2 v2_add(thr_vec2 a, thr_vec2 b) { return v2(a.x + b.x, a.y + b.y); }
 THR_HD thr_vec2 v2_sub(thr_vec2 a, thr_vec2 b) { return v2(a.x - b.x, a.y - b.y); }
 THR_HD thr_vec2 v2_scale(thr_vec2 a, float s) { return v2(a.x * s, a.y * s); }

@@ -22,6 +22,7 @@ enum {
   STREAM_JITTER_Y,
   STREAM_GOAL_X,
   STREAM_GOAL_Y,
+  STREAM_ALTITUDE, /* 3D */
   STREAM_RANDOM_X = 16, /* random layout: attempt a uses step a */
   STREAM_RANDOM_Y,
   STREAM_PREMOVE = 24,   /* distributions: attempt a of a truncated normal uses step a */
@@ -889,6 +890,8 @@ void thr_populate_agent(const thr_scenario *sc, const thr_world *w, int block, u
   r->inv_mass = 1.0f / draw_range(sc->seed, id, STREAM_MASS, bk->mass_min, bk->mass_max);
   r->pref_speed = draw_speed(sc, bk, id);
   r->x = r->p = x;
+  r->z = r->pz = draw_range(sc->seed, id, STREAM_ALTITUDE, bk->altitude_min, bk->altitude_max);
+  r->goal_z = sc->prm.dim3 ? bk->goal_altitude : 0.0f; /* NaN: its own altitude */
   r->group = bk->group;
   r->born = born;
   r->release = born + draw_dist(sc->seed, id, STREAM_PREMOVE, &bk->premove, 0.0f);

@@ -264,7 +264,7 @@ void thr_sim_measure(thr_sim *s, thr_metrics *m) {
     s->be->ops->build_index(s->be);
     s->index_stale = 0;
   }
-  thr_decomp_forward(s->dc, s->be, THR_FIELD_BIT(X)); /* ghosts' final positions */
+  thr_decomp_forward(s->dc, s->be, thr_fields_3d(THR_FIELD_BIT(X), &s->prm)); /* ghosts' final positions */
   s->be->ops->measure(s->be, &p);
   long sums[4] = {p.agents, p.at_goal, p.overlap_pairs, p.wall_penetrations};
   int64_t speed = p.speed_sum_q;

@@ -9,7 +9,7 @@
 enum thr_phase {
   THR_PHASE_PREDICT,
   THR_PHASE_GRID, /* cell assignment, sorting, neighbour index */
-#define THR_X(NAME, label, stage, fn, on, fwd) THR_PHASE_##NAME,
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) THR_PHASE_##NAME,
   THR_PASSES(THR_X) /* THR_PHASE_STABILITY ... THR_PHASE_FINALIZE, in pass order */
 #undef THR_X
   THR_PHASE_EVACUATION, /* exits, journeys, sources (core/evac.c) */

@@ -72,10 +72,10 @@ typedef struct thr_insitu_buffers {
 } thr_insitu_buffers;
 
 /* The channel over `owned` (its first n_owned agents, host memory): points,
- * velocity and speed computed into b, the rest pointing into owned. 0, or
- * -1 when out of memory. */
-int thr_insitu_agents_fill(thr_insitu_agents *out, thr_insitu_buffers *b, const struct thr_agents *owned, long step,
-                           double time);
+ * velocity and speed computed into b (with z and vz when dim3), the rest
+ * pointing into owned. 0, or -1 when out of memory. */
+int thr_insitu_agents_fill(thr_insitu_agents *out, thr_insitu_buffers *b, const struct thr_agents *owned, int dim3,
+                           long step, double time);
 void thr_insitu_buffers_free(thr_insitu_buffers *b);
 
 /* ---- the implementation -------------------------------------------------- */

@@ -70,8 +70,8 @@ void thr_insitu_buffers_free(thr_insitu_buffers *b) {
   memset(b, 0, sizeof *b);
 }
 
-int thr_insitu_agents_fill(thr_insitu_agents *out, thr_insitu_buffers *b, const thr_agents *owned, long step,
-                           double time) {
+int thr_insitu_agents_fill(thr_insitu_agents *out, thr_insitu_buffers *b, const thr_agents *owned, int dim3,
+                           long step, double time) {
   size_t n = owned->n_owned;
   if (n > b->cap || !b->points) {
     size_t cap = n + n / 4 + 64;
@@ -88,9 +88,10 @@ int thr_insitu_agents_fill(thr_insitu_agents *out, thr_insitu_buffers *b, const 
 #pragma omp parallel for schedule(static)
   for (size_t i = 0; i < n; ++i) {
     thr_vec2 x = owned->x[i], v = owned->v[i];
-    b->points[3 * i] = x.x, b->points[3 * i + 1] = x.y, b->points[3 * i + 2] = 0.0f;
-    b->velocity[3 * i] = v.x, b->velocity[3 * i + 1] = v.y, b->velocity[3 * i + 2] = 0.0f;
-    b->speed[i] = sqrtf(v.x * v.x + v.y * v.y);
+    float z = dim3 ? owned->z[i] : 0.0f, vz = dim3 ? owned->vz[i] : 0.0f;
+    b->points[3 * i] = x.x, b->points[3 * i + 1] = x.y, b->points[3 * i + 2] = z;
+    b->velocity[3 * i] = v.x, b->velocity[3 * i + 1] = v.y, b->velocity[3 * i + 2] = vz;
+    b->speed[i] = sqrtf(v.x * v.x + v.y * v.y + vz * vz);
   }
   out->n = n;
   out->step = step;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/geometry.h"
+#include "core/populate.h"
 #include "schema.h"
 #include "wkt.h"
 #include "yamltree.h"
@@ -960,6 +961,20 @@ static int read_top_scalars(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
+/* world.z: floor and ceiling; given, the scenario is 3D (docs/3d.md). */
+static int read_world_z(cfg *c, const thr_ynode *z) {
+  char g[GOT_LEN];
+  if (!z) return 0;
+  if (z->kind != THR_Y_MAP) return fail(c, z, "world.z", "expected a map {min: Z0, max: Z1}, got %s", got(z, g));
+  if (check_keys(c, z, "world.z") || need_keys(c, z, "world.z", -1) || read_fields(c, z, "world.z", NULL)) return -1;
+  thr_params *prm = &c->sc->prm;
+  if (!(prm->z_max > prm->z_min))
+    return fail(c, thr_ymap_get(z, "max"), "world.z.max", "must exceed world.z.min (%g), got %g", (double)prm->z_min,
+                (double)prm->z_max);
+  prm->dim3 = 1;
+  return 0;
+}
+
 /* world: given, or around the walkable area. */
 static int read_world(cfg *c, const thr_ynode *root) {
   char g[GOT_LEN];
@@ -972,7 +987,7 @@ static int read_world(cfg *c, const thr_ynode *root) {
     return fail(c, w, "world", "expected a map {min: [x, y], max: [x, y]}, got %s", got(w, g));
   if (w && (check_keys(c, w, "world") || need_keys(c, w, "world", -1) || read_fields(c, w, "world", NULL) ||
             check_corners(c, thr_ymap_get(w, "max"), "world.max", c->sc->world_min, c->sc->world_max, 1) ||
-            (walkable && check_walkable_in_world(c, w))))
+            (walkable && check_walkable_in_world(c, w)) || read_world_z(c, thr_ymap_get(w, "z"))))
     return -1;
   set_area(c);
   return 0;
@@ -1967,7 +1982,7 @@ static int read_goal_map(cfg *c, const thr_ynode *n, const char *path, thr_block
   b->goal_kind = !strcmp(form, "point")    ? THR_BGOAL_POINT
                  : !strcmp(form, "offset") ? THR_BGOAL_OFFSET
                                            : THR_BGOAL_ANTIPODAL;
-  return read_key(c, n, path, "jitter", b);
+  return read_key(c, n, path, "jitter", b) || read_key(c, n, path, "altitude", b) ? -1 : 0;
 }
 
 static int read_block_goal(cfg *c, const thr_ynode *n, const char *path, thr_block *b) {
@@ -2025,6 +2040,7 @@ static int read_block_agents(cfg *c, const thr_ynode *blk, const char *path, thr
   if ((v = thr_ymap_get(blk, "speed")) && read_speed(c, v, subkey(p, path, "speed"), b)) return -1;
   if ((v = thr_ymap_get(blk, "agent_radius")) && read_radius(c, v, subkey(p, path, "agent_radius"), b)) return -1;
   if ((v = thr_ymap_get(blk, "mass")) && read_value_range(c, v, subkey(p, path, "mass"), b)) return -1;
+  if ((v = thr_ymap_get(blk, "altitude")) && read_value_range(c, v, subkey(p, path, "altitude"), b)) return -1;
   if (read_key(c, blk, path, "group", b) || read_route(c, blk, path, b)) return -1;
   if ((v = thr_ymap_get(blk, "goal")) && read_block_goal(c, v, subkey(p, path, "goal"), b)) return -1;
   if ((v = thr_ymap_get(blk, "premovement")) && read_premovement(c, v, subkey(p, path, "premovement"), &b->premove))
@@ -2039,6 +2055,7 @@ static void block_defaults(cfg *c, thr_block *b, int index) {
   apply_preset(c->sc->preset, THR_AT_BLOCK, b);
   snprintf(b->name, sizeof b->name, "block%d", index);
   b->group = index;
+  b->goal_altitude = NAN; /* the agent's own */
 }
 
 static int read_block(cfg *c, const thr_ynode *blk, int index, thr_block *b) {
@@ -2339,6 +2356,67 @@ static int read_formations(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
+/* The key node of root.a.b (or of root.a, or root, whichever exists
+ * last), for a message about a key that combines badly with others. */
+static const thr_ynode *key_at(const thr_ynode *root, const char *a, const char *b) {
+  const thr_ynode *m = thr_ymap_get(root, a);
+  if (!m) return root;
+  if (b && m->kind == THR_Y_MAP && thr_ymap_get(m, b)) return thr_ymap_key(m, b);
+  return thr_ymap_key(root, a);
+}
+
+/* What a 3D scenario (world.z) can and cannot have, and the 3D keys a 2D
+ * one cannot (docs/3d.md). */
+static int check_3d(cfg *c, const thr_ynode *root) {
+  const thr_scenario *sc = c->sc;
+  const thr_params *prm = &sc->prm;
+  const thr_ynode *agents = thr_ymap_get(root, "agents");
+  char p[PATH_LEN];
+  if (!prm->dim3) {
+    if (prm->av_plane != THR_PLANE_TANGENT)
+      return fail(c, key_at(root, "avoidance", "plane"), "avoidance.plane",
+                  "applies to 3D scenarios only (give world.z: {min, max}); a 2D scenario keeps 'tangent'");
+    for (int i = 0; i < sc->n_blocks; ++i) {
+      const thr_block *b = &sc->blocks[i];
+      const thr_ynode *blk = agents && agents->kind == THR_Y_SEQ && i < agents->n ? agents->items[i] : root;
+      if (b->altitude_min != 0.0f || b->altitude_max != 0.0f || b->goal_altitude == b->goal_altitude)
+        return fail(c, blk, subindex(p, "agents", i),
+                    "altitude and goal.altitude apply to 3D scenarios only (give world.z: {min, max})");
+    }
+    return 0;
+  }
+  static const char *const flat[] = {"formations", "exits", "stages", "journeys", "sources", "measurement",
+                                     "headway", "geometry"};
+  for (size_t k = 0; k < sizeof flat / sizeof flat[0]; ++k)
+    if (thr_ymap_get(root, flat[k]) && (strcmp(flat[k], "headway") || prm->headway_on))
+      return fail(c, key_at(root, flat[k], NULL), flat[k],
+                  "a 3D scenario (world.z) cannot have %s yet (docs/3d.md lists what 3D supports)",
+                  !strcmp(flat[k], "headway") ? "the speed-density law" : flat[k]);
+  if (prm->headway_on)
+    return fail(c, key_at(root, "model", "preset"), "model.preset",
+                "the preset turns on the speed-density law (headway), which 3D scenarios do not have yet; give "
+                "headway: {enabled: false}");
+  float rmax = thr_scenario_max_radius(sc) * prm->radius_scale;
+  if (!(prm->z_max - prm->z_min > 2.0f * rmax))
+    return fail(c, key_at(root, "world", "z"), "world.z",
+                "floor and ceiling are %g m apart, no more than an agent's diameter (%g m)",
+                (double)(prm->z_max - prm->z_min), (double)(2.0f * rmax));
+  if (prm->avoidance_on && prm->av_plane == THR_PLANE_AUTO && prm->av_auto_radius > prm->av_radius)
+    return fail(c, key_at(root, "avoidance", "auto_radius"), "avoidance.auto_radius",
+                "must not exceed avoidance.radius (%g), got %g", (double)prm->av_radius, (double)prm->av_auto_radius);
+  for (int i = 0; i < sc->n_blocks; ++i) {
+    const thr_block *b = &sc->blocks[i];
+    const thr_ynode *blk = agents && agents->kind == THR_Y_SEQ && i < agents->n ? agents->items[i] : root;
+    if (b->altitude_min < prm->z_min || b->altitude_max > prm->z_max)
+      return fail(c, blk, subindex(p, "agents", i), "altitude [%g, %g] lies outside world.z [%g, %g]",
+                  (double)b->altitude_min, (double)b->altitude_max, (double)prm->z_min, (double)prm->z_max);
+    if (b->goal_altitude == b->goal_altitude && (b->goal_altitude < prm->z_min || b->goal_altitude > prm->z_max))
+      return fail(c, blk, subindex(p, "agents", i), "goal.altitude %g lies outside world.z [%g, %g]",
+                  (double)b->goal_altitude, (double)prm->z_min, (double)prm->z_max);
+  }
+  return 0;
+}
+
 /* What the key table's ranges cannot say about output keys. */
 static int check_output(cfg *c, const thr_ynode *root) {
   const thr_ynode *o = thr_ymap_get(root, "output");
@@ -2368,7 +2446,7 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
       read_journeys(c, root))
     return -1;
   return read_agents(c, root) || read_sources(c, root) || read_formations(c, root) || read_measurement(c, root) ||
-                 check_output(c, root) ||
+                 check_output(c, root) || check_3d(c, root) ||
                  read_catalyst(c, root) ||
                  add_walls(c)
              ? -1

@@ -342,8 +342,12 @@ int thr_output_trajectory(thr_output *o, long step, double time, const thr_agent
   if (join(path, sizeof path, o->dir, name)) return fail_path(err, errlen, o->dir, name);
   FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
   if (!f) return -1;
-  fprintf(f, "id,x,y,vx,vy,radius,group\n");
-  for (size_t i = 0; i < all->n; ++i)
+  fprintf(f, o->dim3 ? "id,x,y,z,vx,vy,vz,radius,group\n" : "id,x,y,vx,vy,radius,group\n");
+  for (size_t i = 0; i < all->n && o->dim3; ++i)
+    fprintf(f, "%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%d\n", all->id[i], (double)all->x[i].x, (double)all->x[i].y,
+            (double)all->z[i], (double)all->v[i].x, (double)all->v[i].y, (double)all->vz[i], (double)all->radius[i],
+            all->group[i]);
+  for (size_t i = 0; i < all->n && !o->dim3; ++i)
     fprintf(f, "%u,%.9g,%.9g,%.9g,%.9g,%.6g,%d\n", all->id[i], (double)all->x[i].x, (double)all->x[i].y,
             (double)all->v[i].x, (double)all->v[i].y, (double)all->radius[i], all->group[i]);
   if (thr_file_commit(f, path, tmp, err, errlen)) return -1;
@@ -383,12 +387,15 @@ int thr_output_close(thr_output *o, char *err, size_t errlen) {
   return rc;
 }
 
-int thr_write_final_state(const char *path, const thr_agents *all, char *err, size_t errlen) {
+int thr_write_final_state(const char *path, const thr_agents *all, int dim3, char *err, size_t errlen) {
   char tmp[THR_PATH_MAX + 8];
   FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
   if (!f) return -1;
-  fprintf(f, "id,x,y,vx,vy\n");
-  for (size_t i = 0; i < all->n; ++i)
+  fprintf(f, dim3 ? "id,x,y,z,vx,vy,vz\n" : "id,x,y,vx,vy\n");
+  for (size_t i = 0; i < all->n && dim3; ++i)
+    fprintf(f, "%u,%a,%a,%a,%a,%a,%a\n", all->id[i], (double)all->x[i].x, (double)all->x[i].y, (double)all->z[i],
+            (double)all->v[i].x, (double)all->v[i].y, (double)all->vz[i]);
+  for (size_t i = 0; i < all->n && !dim3; ++i)
     fprintf(f, "%u,%a,%a,%a,%a\n", all->id[i], (double)all->x[i].x, (double)all->x[i].y, (double)all->v[i].x,
             (double)all->v[i].y);
   return thr_file_commit(f, path, tmp, err, errlen);

@@ -29,6 +29,7 @@ typedef struct thr_output {
   FILE *formations; /* formations.csv (thr_output_open_formations) */
   char formations_path[THR_PATH_MAX];
   int trajectory; /* write trajectory frames */
+  int dim3;       /* 3D agents: the frames have z and vz */
   long n_frames;
   long frame_cap;
   long *frame_step;
@@ -59,7 +60,7 @@ int thr_output_close(thr_output *o, char *err, size_t errlen);
 
 /* id,x,y,vx,vy sorted by id, C99 hexadecimal floats; written to a temporary
  * file and renamed, so the file is complete or absent. */
-int thr_write_final_state(const char *path, const thr_agents *all, char *err, size_t errlen);
+int thr_write_final_state(const char *path, const thr_agents *all, int dim3, char *err, size_t errlen);
 
 /* PATH.tmp opened for writing (f), then thr_file_commit: checked flush and
  * close, the fault hook, rename to PATH; on failure the temporary file is

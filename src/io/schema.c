@@ -82,6 +82,12 @@ const thr_key thr_schema[] = {
     {.path = "world.min", .type = POINT, .flags = REQUIRED, SC(world_min, VEC2), .meaning = "lower-left corner"},
     {.path = "world.max", .type = POINT, .flags = REQUIRED, SC(world_max, VEC2),
      .meaning = "upper-right corner; each coordinate must exceed `min`'s"},
+    {.path = "world.z", .type = MAP, .def_note = "none: a 2D scenario",
+     .meaning = "floor and ceiling of a 3D scenario (seed paper 003, docs/3d.md): agents are spheres with an "
+                "altitude; walls stand as vertical prisms"},
+    {.path = "world.z.min", .type = NUMBER, .flags = REQUIRED, PRM(z_min, FLOAT), .meaning = "floor altitude [m]"},
+    {.path = "world.z.max", .type = NUMBER, .flags = REQUIRED, PRM(z_max, FLOAT),
+     .meaning = "ceiling altitude [m]; above `min` by more than the largest agent diameter"},
 
     {.path = "geometry", .type = MAP, .meaning = "the walkable area; walls follow from it"},
     {.path = "geometry.walkable", .type = STRING, .flags = ONE_OF,
@@ -175,6 +181,13 @@ const thr_key thr_schema[] = {
      .meaning = "neighbours considered (start-of-step distance) [m]"},
     {.path = "avoidance.response", .type = CHOICE, .choices = "direct, projected", .def = "projected",
      PRM(av_response, INT), .meaning = "as long_range.response, for the avoidance model"},
+    {.path = "avoidance.plane", .type = CHOICE, .choices = "tangent, horizontal, vertical, auto", .def = "tangent",
+     PRM(av_plane, INT),
+     .meaning = "3D scenarios: the response along the tangential displacement (§4.5), across a vertical separation "
+                "plane (side-step at the same altitude), a horizontal one (pass over or under), or per agent by "
+                "where its neighbours are (docs/3d.md)"},
+    {.path = "avoidance.auto_radius", .type = NUMBER, .range = GT0, .def = "2.0", PRM(av_auto_radius, FLOAT),
+     .meaning = "`plane: auto`: neighbours within this 3D distance decide an agent's plane [m]; at most `radius`"},
 
     {.path = "walls", .type = MAP, .meaning = "walls and obstacles (§4.7)"},
     {.path = "walls.enabled", .type = BOOL, .def = "true", PRM(walls_on, INT),
@@ -366,6 +379,14 @@ const thr_key thr_schema[] = {
      .meaning = "the start position mirrored through this centre"},
     {.path = "agents[].goal.jitter", .type = NUMBER, .range = GE0, .def = "0", BLK(goal_jitter, FLOAT),
      .meaning = "each agent's goal displaced by a uniform draw in [−jitter, jitter] per coordinate"},
+    {.path = "agents[].goal.altitude", .type = NUMBER, BLK(goal_altitude, FLOAT),
+     .def_note = "the agent's own altitude", .meaning = "3D scenarios: the goal's altitude [m]"},
+    {.path = "agents[].altitude", .type = NUMBER_OR_MAP, .flags = PROPERTY, .def_note = "0",
+     .meaning = "3D scenarios: the agents' altitude [m], a number or uniform in `{min, max}`"},
+    {.path = "agents[].altitude.min", .type = NUMBER, .def = "0", BLK(altitude_min, FLOAT),
+     .meaning = "lowest altitude (the map needs both `min` and `max`)"},
+    {.path = "agents[].altitude.max", .type = NUMBER, .def = "0", BLK(altitude_max, FLOAT),
+     .meaning = "highest altitude; not below `min`"},
     {.path = "agents[].premovement", .type = NUMBER_OR_MAP, .range = GE0, .flags = PROPERTY, .def_note = "0",
      .meaning = "pre-movement time [s], until which agents stand: a number, uniform in `{min, max}`, or normal "
                 "`{mean, sd, min, max}`"},
@@ -394,8 +415,8 @@ const thr_key thr_schema[] = {
     {.path = "sources[].count", .type = INTEGER, .range = GT0, .def_note = "no limit", SRC(count, LONG),
      .meaning = "at most this many agents in all"},
     {.path = "sources[].agents", .type = MAP, .like = "agents[]",
-     .meaning = "the agents' properties, as in an agent block: speed, agent_radius, mass, group, goal, premovement, "
-                "exit, journey"},
+     .meaning = "the agents' properties, as in an agent block: speed, agent_radius, mass, group, goal, altitude, "
+                "premovement, exit, journey"},
 
     {.path = "formations", .type = MAP,
      .meaning = "group formations with Short Range Destinations (Son & Sung 2024; docs/formations.md): the agents "

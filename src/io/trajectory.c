@@ -213,13 +213,13 @@ static int append_agents(thr_trajectory *t, hid_t *d, const thr_agents *a) {
   for (size_t i = 0; i < n; ++i) {
     t->vec[3 * i] = a->x[i].x;
     t->vec[3 * i + 1] = a->x[i].y;
-    t->vec[3 * i + 2] = 0.0f;
+    t->vec[3 * i + 2] = t->info.dim3 ? a->z[i] : 0.0f;
   }
   if (thr_h5_append(h, d[TABLE_POINTS], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL)) return -1;
   for (size_t i = 0; i < n; ++i) {
     t->vec[3 * i] = a->v[i].x;
     t->vec[3 * i + 1] = a->v[i].y;
-    t->vec[3 * i + 2] = 0.0f;
+    t->vec[3 * i + 2] = t->info.dim3 ? a->vz[i] : 0.0f;
   }
   return thr_h5_append(h, d[TABLE_VELOCITY], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL) ||
          thr_h5_append(h, d[TABLE_RADIUS], H5T_NATIVE_FLOAT, 4, 0, n, a->radius, NULL, NULL) ||
@@ -233,7 +233,7 @@ static int write_frame(thr_trajectory *t, long step, const thr_agents *a) {
   size_t n = a->n_owned;
   uint32_t frame = (uint32_t)(step / t->info.every);
   for (size_t i = 0; i < n; ++i) {
-    traj_row r = {frame, a->id[i], (double)a->x[i].x, (double)a->x[i].y, 0.0};
+    traj_row r = {frame, a->id[i], (double)a->x[i].x, (double)a->x[i].y, t->info.dim3 ? (double)a->z[i] : 0.0};
     t->rows[i] = r;
   }
   uint64_t first = 0, total = 0;

@@ -25,6 +25,7 @@ typedef struct thr_trajectory_info {
   double dt;            /* time step [s] */
   int every;            /* a frame every this many steps */
   int deflate;          /* 0: no compression; 1-9: shuffle + deflate */
+  int dim3;             /* 3D agents: z and vz from the altitude fields (else 0) */
 } thr_trajectory_info;
 
 /* 1 when this build writes HDF5 (THRONG_HDF5); without, open fails saying so. */

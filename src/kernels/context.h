@@ -105,6 +105,10 @@ static inline void thr_ctx_bind(thr_ctx *c, const thr_agents *a, const int *offs
   c->x = a->x;
   c->p = a->p;
   c->v = a->v;
+  c->z = a->z;
+  c->pz = a->pz;
+  c->vz = a->vz;
+  c->plane = a->plane;
   c->formation = a->formation;
   c->fclear = a->fclear;
   c->srd = a->srd;

@@ -50,20 +50,25 @@ static inline thr_part_range thr_parts_select(const thr_parts *pp, size_t n_owne
   return r;
 }
 
-/* A pass writes its new x* (and x^n) into the second buffers; once the part
- * that completes it has run (ALL or BOUNDARY), they become the store's. */
-static inline void thr_pass_commit(thr_agents *a, thr_vec2 **x_out, thr_vec2 **p_out, int kind, int part) {
+/* A pass writes its new x* (and x^n; in 3D their altitudes too) into the
+ * second buffers; once the part that completes it has run (ALL or
+ * BOUNDARY), they become the store's. */
+static inline void thr_swap_buffers(void **a, void **b) {
+  void *t = *a;
+  *a = *b;
+  *b = t;
+}
+static inline void thr_pass_commit(thr_agents *a, thr_vec2 **x_out, thr_vec2 **p_out, float **z_out, float **pz_out,
+                                   int dim3, int kind, int part) {
   if (part == THR_PART_INTERIOR) return;
   int stage = thr_pass_stage(kind);
   if (stage == THR_STAGE_PLAN || stage == THR_STAGE_STABILITY || stage == THR_STAGE_SOLVER) {
-    thr_vec2 *t = a->p;
-    a->p = *p_out;
-    *p_out = t;
+    thr_swap_buffers((void **)&a->p, (void **)p_out);
+    if (dim3) thr_swap_buffers((void **)&a->pz, (void **)pz_out);
   }
   if (stage == THR_STAGE_STABILITY) {
-    thr_vec2 *t = a->x;
-    a->x = *x_out;
-    *x_out = t;
+    thr_swap_buffers((void **)&a->x, (void **)x_out);
+    if (dim3) thr_swap_buffers((void **)&a->z, (void **)z_out);
   }
 }
 

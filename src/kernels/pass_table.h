@@ -1,7 +1,7 @@
 /* The passes of a time step, declared once (Algorithm 1, lines 9-27).
  *
- * THR_PASSES(PASS) calls PASS(NAME, label, stage, agent_fn, enabled, forwards) for
- * each pass, in the order the step runs them:
+ * THR_PASSES(PASS) calls PASS(NAME, label, stage, agent_fn, agent_fn3, enabled, forwards)
+ * for each pass, in the order the step runs them:
  *   label     name in timings and profiles
  *   stage     BEHAVIOUR: runs once, first: agent_fn(c, i) returns the
  *                        agent's new formation clear-step count (fclear);
@@ -15,9 +15,13 @@
  *                        pass runs once per solver iteration, in list order;
  *             VELOCITY:  v = (x* - x)/dt into vnew;
  *             FINAL:     XSPH, clamps, x = x*, goal flags.
+ *   agent_fn3 the same for 3D agents (passes3d.h; a vector of thr_vec3 where
+ *             agent_fn returns a thr_vec2), THR_NO_3D where a pass has none
+ *             (those are off in a 3D scenario, or need no 3D form)
  *   enabled   an expression of `prm` (const thr_params *): does the pass run?
  *   forwards  an expression of `prm`: the fields (THR_FIELD_BIT) whose new
- *             values ghosts on other ranks need after this pass.
+ *             values ghosts on other ranks need after this pass (in 3D
+ *             with their altitude companions, thr_fields_3d).
  * A new constraint group is one SOLVER line here plus its per-agent function
  * in passes.h: the driver, both backends and the halo follow from the line. */
 #ifndef THRONG_PASS_TABLE_H
@@ -26,20 +30,26 @@
 #include "base/agents.h"
 #include "base/params.h"
 #include "passes.h"
+#include "passes3d.h"
 
 #define THR_PASSES(PASS)                                                                                     \
-  PASS(FORMATION_STATE, "formation_state", BEHAVIOUR, thr_agent_formation_clear, prm->formation_on, 0)          \
-  PASS(HEADWAY, "headway", PLAN, thr_agent_headway, prm->headway_on, THR_FIELD_BIT(P))                       \
-  PASS(STABILITY, "stability", STABILITY, thr_agent_stability, 1, THR_FIELD_BIT(X) | THR_FIELD_BIT(P))        \
-  PASS(FORMATION, "formation", SOLVER, thr_agent_formation, prm->formation_on, THR_FIELD_BIT(P))                \
-  PASS(LONG_RANGE, "long_range", SOLVER, thr_agent_long_range, prm->longrange_on || prm->avoidance_on,        \
-    THR_FIELD_BIT(P))                                                                                     \
-  PASS(CONTACT, "contact", SOLVER, thr_agent_contact, prm->contact_on || prm->walls_on, THR_FIELD_BIT(P))    \
-  PASS(VELOCITY, "velocity", VELOCITY, thr_agent_velocity, 1, prm->xsph_on ? THR_FIELD_BIT(VNEW) : 0)        \
-  PASS(FINALIZE, "xsph", FINAL, thr_agent_xsph_clamp, 1, 0)
+  PASS(FORMATION_STATE, "formation_state", BEHAVIOUR, thr_agent_formation_clear, THR_NO_3D, prm->formation_on, 0)  \
+  PASS(PLANE_CHOICE, "plane_choice", BEHAVIOUR, thr_agent_plane_choice, THR_NO_3D,                              \
+    prm->dim3 && prm->avoidance_on && prm->av_plane == THR_PLANE_AUTO, THR_FIELD_BIT(PLANE))                     \
+  PASS(HEADWAY, "headway", PLAN, thr_agent_headway, THR_NO_3D, prm->headway_on, THR_FIELD_BIT(P))              \
+  PASS(STABILITY, "stability", STABILITY, thr_agent_stability, thr_agent_stability3, 1,                          \
+    THR_FIELD_BIT(X) | THR_FIELD_BIT(P))                                                                    \
+  PASS(FORMATION, "formation", SOLVER, thr_agent_formation, thr_agent_keep3, prm->formation_on, THR_FIELD_BIT(P)) \
+  PASS(LONG_RANGE, "long_range", SOLVER, thr_agent_long_range, thr_agent_long_range3,                           \
+    prm->longrange_on || prm->avoidance_on, THR_FIELD_BIT(P))                                               \
+  PASS(CONTACT, "contact", SOLVER, thr_agent_contact, thr_agent_contact3,                                       \
+    prm->contact_on || prm->walls_on || prm->dim3, THR_FIELD_BIT(P))                                        \
+  PASS(VELOCITY, "velocity", VELOCITY, thr_agent_velocity, thr_agent_velocity3, 1,                              \
+    prm->xsph_on ? THR_FIELD_BIT(VNEW) : 0)                                                                 \
+  PASS(FINALIZE, "xsph", FINAL, thr_agent_xsph_clamp, thr_agent_xsph_clamp3, 1, 0)
 
 enum thr_pass_kind {
-#define THR_X(NAME, label, stage, fn, on, fwd) THR_PASS_##NAME,
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) THR_PASS_##NAME,
   THR_PASSES(THR_X)
 #undef THR_X
   THR_PASS_COUNT
@@ -57,11 +67,22 @@ enum thr_pass_stage { THR_STAGE_BEHAVIOUR, THR_STAGE_PLAN, THR_STAGE_STABILITY, 
 /* A SOLVER pass for agent i: the new x*_i. */
 THR_HD thr_vec2 thr_pass_solver_agent(int kind, const thr_ctx *c, int i) {
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, on, fwd) THR_IF_SOLVER_##stage(case THR_PASS_##NAME : return fn(c, i);)
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) THR_IF_SOLVER_##stage(case THR_PASS_##NAME : return fn(c, i);)
     THR_PASSES(THR_X)
 #undef THR_X
     default:
       return c->p[i];
+  }
+}
+
+/* A SOLVER pass for a 3D agent i: the new x*_i. */
+THR_HD thr_vec3 thr_pass_solver_agent3(int kind, const thr_ctx *c, int i) {
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) THR_IF_SOLVER_##stage(case THR_PASS_##NAME : return fn3(c, i);)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      return thr_agent_p3(c, i);
   }
 }
 
@@ -75,7 +96,7 @@ THR_HD thr_vec2 thr_pass_solver_agent(int kind, const thr_ctx *c, int i) {
 /* A PLAN pass for agent i (a: the owned agents' store): the new x*_i. */
 THR_HD thr_vec2 thr_pass_plan_agent(int kind, const thr_ctx *c, const thr_agents *a, int i) {
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, on, fwd) THR_IF_PLAN_##stage(case THR_PASS_##NAME : return fn(c, a, i);)
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) THR_IF_PLAN_##stage(case THR_PASS_##NAME : return fn(c, a, i);)
     THR_PASSES(THR_X)
 #undef THR_X
     default:
@@ -93,7 +114,7 @@ THR_HD thr_vec2 thr_pass_plan_agent(int kind, const thr_ctx *c, const thr_agents
 /* A BEHAVIOUR pass for agent i: its new clear-step count. */
 THR_HD int thr_pass_behaviour_agent(int kind, const thr_ctx *c, int i) {
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, on, fwd) THR_IF_BEHAVIOUR_##stage(case THR_PASS_##NAME : return fn(c, i);)
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) THR_IF_BEHAVIOUR_##stage(case THR_PASS_##NAME : return fn(c, i);)
     THR_PASSES(THR_X)
 #undef THR_X
     default:
@@ -101,11 +122,28 @@ THR_HD int thr_pass_behaviour_agent(int kind, const thr_ctx *c, int i) {
   }
 }
 
+/* Where a BEHAVIOUR pass writes each agent's result (a store of host or
+ * device pointers). */
+THR_HD int32_t *thr_pass_behaviour_out(int kind, const thr_agents *a) {
+  return kind == THR_PASS_PLANE_CHOICE ? a->plane : a->fclear;
+}
+
+/* The fields of mask with their altitude companions (z of x, pz of p, ...)
+ * in a 3D scenario; mask itself in 2D. */
+static inline thr_field_mask thr_fields_3d(thr_field_mask m, const thr_params *prm) {
+  if (!prm->dim3) return m;
+  if (m & THR_FIELD_BIT(X)) m |= THR_FIELD_BIT(Z);
+  if (m & THR_FIELD_BIT(P)) m |= THR_FIELD_BIT(PZ);
+  if (m & THR_FIELD_BIT(V)) m |= THR_FIELD_BIT(VZ);
+  if (m & THR_FIELD_BIT(VNEW)) m |= THR_FIELD_BIT(VNEWZ);
+  return m;
+}
+
 /* ---- host side: what the driver and the backends ask of the table ---- */
 
 static inline const char *thr_pass_label(int kind) {
   static const char *const labels[THR_PASS_COUNT] = {
-#define THR_X(NAME, label, stage, fn, on, fwd) label,
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) label,
       THR_PASSES(THR_X)
 #undef THR_X
   };
@@ -114,7 +152,7 @@ static inline const char *thr_pass_label(int kind) {
 
 static inline int thr_pass_stage(int kind) {
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, on, fwd) \
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) \
   case THR_PASS_##NAME:                        \
     return THR_STAGE_##stage;
     THR_PASSES(THR_X)
@@ -126,7 +164,7 @@ static inline int thr_pass_stage(int kind) {
 
 static inline int thr_pass_enabled(int kind, const thr_params *prm) {
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, on, fwd) \
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) \
   case THR_PASS_##NAME:                        \
     return (on) != 0;
     THR_PASSES(THR_X)
@@ -138,9 +176,9 @@ static inline int thr_pass_enabled(int kind, const thr_params *prm) {
 
 static inline thr_field_mask thr_pass_forwards(int kind, const thr_params *prm) {
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, on, fwd) \
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) \
   case THR_PASS_##NAME:                        \
-    return (fwd);
+    return thr_fields_3d((fwd), prm);
     THR_PASSES(THR_X)
 #undef THR_X
     default:

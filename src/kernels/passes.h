@@ -43,6 +43,8 @@ typedef struct thr_ctx {
   const thr_vec2 *x; /* positions at the start of the step, x^n */
   const thr_vec2 *p; /* predicted positions x* (current iterate) */
   const thr_vec2 *v; /* velocities (see each pass) */
+  const float *z, *pz, *vz; /* 3D scenarios: the altitudes of x^n and x*, vertical velocities */
+  const int32_t *plane;     /* 3D auto mode: each agent's preferred separation plane */
   thr_evac_view ev;  /* time, exits, distance fields, stages, measurement lines */
   /* formations (read only when prm.formation_on): the agents' formation
    * index (-1: none), clear-step counts, SRD offsets and speeds, and the
@@ -580,7 +582,14 @@ THR_HD int64_t thr_agent_formation_error(const thr_ctx *c, int i, int f) {
   return thr_speed_quanta(v2_len2(v2_sub(c->x[i], thr_agent_srd(c, i, f))));
 }
 
-/* Per-agent contribution to the step metrics, on final positions x. */
+/* Agent i's speed (with its vertical velocity in 3D). */
+THR_HD float thr_agent_speed(const thr_ctx *c, int i) {
+  thr_vec2 v = c->v[i];
+  return c->prm.dim3 ? sqrtf(v.x * v.x + v.y * v.y + c->vz[i] * c->vz[i]) : v2_len(v);
+}
+
+/* Per-agent contribution to the step metrics, on final positions x (in 3D
+ * with their altitudes: overlaps of spheres). */
 typedef struct thr_agent_metrics {
   int overlaps;          /* pairs with this agent as lower id that overlap */
   float max_overlap;     /* largest overlap depth [m] */
@@ -604,6 +613,10 @@ THR_HD thr_agent_metrics thr_agent_measure(const thr_ctx *c, int i) {
     float rj = c->radius[j];
     float rs = ri + rj;
     float d2 = v2_len2(v2_sub(xi, c->x[j]));
+    if (c->prm.dim3) { /* spheres */
+      float dz = c->z[i] - c->z[j];
+      d2 += dz * dz;
+    }
     if (!(d2 < rs * rs)) continue;
     float ov = rs - sqrtf(d2);
     float rel = ov / (ri < rj ? ri : rj);

@@ -14,27 +14,19 @@
 #include "base/hostdevice.h"
 #include "base/vec2.h"
 
-/* ---- section 4.1: planning, blending, prediction ------------------------ */
+#include "base/params.h"
+#include "base/vec3.h"
 
-/* Preferred velocity towards target point g at preferred speed s; slows so
- * that it does not overshoot the target within one step. */
-THR_HD thr_vec2 thr_preferred_velocity(thr_vec2 x, thr_vec2 g, float s, float dt) {
-  thr_vec2 d = v2_sub(g, x);
-  float len = v2_len(d);
-  if (!(len > 0.0f)) return v2(0.0f, 0.0f);
-  float speed = len / dt < s ? len / dt : s;
-  return v2_scale(d, speed / len);
-}
+/* Which anticipatory response a long-range pair produces. */
+enum { THR_LR_COLLISION = 0, THR_LR_AVOIDANCE = 1 };
 
-/* Eq. (1): v_b = (1 - alpha) v + alpha v_p. */
-THR_HD thr_vec2 thr_blend_velocity(thr_vec2 v, thr_vec2 vp, float alpha) {
-  return v2_add(v2_scale(v, 1.0f - alpha), v2_scale(vp, alpha));
-}
+/* How the correction of the colliding positions x~ reaches x*
+ * (`long_range.response`, `avoidance.response`; docs/paper-map.md): as it
+ * is (the paper, the WebGPU port), or projected through dx~/dx* =
+ * tau_tilde/dt, i.e. scaled by dt/tau_tilde. The order is the schema's
+ * choices. */
+enum thr_lr_response { THR_LR_DIRECT = 0, THR_LR_PROJECTED = 1 };
 
-/* Algorithm 1 line 4: x* = x + dt v_b. */
-THR_HD thr_vec2 thr_predict(thr_vec2 x, thr_vec2 vb, float dt) {
-  return v2_add(x, v2_scale(vb, dt));
-}
 
 /* ---- speed-density relation (throng's addition to section 4.1) ---------- */
 
@@ -63,171 +55,6 @@ THR_HD float thr_headway_speed(float v0, float gap, float min_gap, float time_ga
   if (!(u > 0.0f)) return 0.0f;
   if (!(u < 30.0f * v0)) return v0;
   return v0 * (1.0f - thr_expf(-u / v0));
-}
-
-/* ---- section 4.2: frictional contact ------------------------------------ */
-
-/* Eq. (2) for disks i, j at positions pi, pj: C = |pi - pj| - dmin >= 0,
- * dmin = (ri + rj) * radius_scale. On violation writes i's correction
- * (weighted by inverse masses, times stiffness), the contact normal n (from j
- * to i) and the penetration depth, and returns 1. `tie` (+1 or -1, from the
- * order of the two ids) separates coincident disks deterministically. */
-THR_HD int thr_contact(thr_vec2 pi, thr_vec2 pj, float dmin, float wi, float wj, float stiffness,
-                       float tie, thr_vec2 *dxi, thr_vec2 *n, float *pen) {
-  float wsum = wi + wj;
-  if (!(wsum > 0.0f)) return 0;
-  thr_vec2 d = v2_sub(pi, pj);
-  float len2 = v2_len2(d);
-  if (len2 >= dmin * dmin) return 0;
-  float len = sqrtf(len2);
-  *n = len > 0.0f ? v2_scale(d, 1.0f / len) : v2(tie, 0.0f);
-  float c = len - dmin; /* negative */
-  *pen = -c;
-  *dxi = v2_scale(*n, -stiffness * (wi / wsum) * c);
-  return 1;
-}
-
-/* Static and kinetic friction (Macklin et al. 2014, section 6.1): the
- * relative tangential displacement of the pair over the step is removed
- * entirely when small (static), else reduced by mu_k * pen (kinetic).
- * disp_i = x*_i - x_i, disp_j = x*_j - x_j. Returns i's correction. */
-THR_HD thr_vec2 thr_friction(thr_vec2 disp_i, thr_vec2 disp_j, thr_vec2 n, float pen, float wi,
-                             float wj, float mu_s, float mu_k) {
-  float wsum = wi + wj;
-  thr_vec2 d = v2_sub(disp_i, disp_j);
-  thr_vec2 dt = v2_sub(d, v2_scale(n, v2_dot(d, n)));
-  float len = v2_len(dt);
-  if (!(len > 0.0f) || !(wsum > 0.0f)) return v2(0.0f, 0.0f);
-  float f = -(wi / wsum);
-  if (len < mu_s * pen) return v2_scale(dt, f);
-  float removed = mu_k * pen / len; /* fraction of D_t removed: mu_k pen of it */
-  if (removed > 1.0f) removed = 1.0f;
-  return v2_scale(dt, f * removed);
-}
-
-/* ---- section 4.4: long-range collision ---------------------------------- */
-
-/* Eqs. (4)-(7): time until disks with relative position xij = xi - xj and
- * relative velocity vij touch (distance rsum). Returns -1 when they never
- * touch, are not approaching, or already overlap. */
-THR_HD float thr_time_to_collision(thr_vec2 xij, thr_vec2 vij, float rsum) {
-  float a = v2_dot(vij, vij);
-  float b = -v2_dot(xij, vij);
-  float c = v2_dot(xij, xij) - rsum * rsum;
-  if (!(a > 1e-12f) || !(b > 0.0f) || !(c > 0.0f)) return -1.0f;
-  float disc = b * b - a * c;
-  if (!(disc > 0.0f)) return -1.0f;
-  return (b - sqrtf(disc)) / a;
-}
-
-/* Which anticipatory response a long-range pair produces. */
-enum { THR_LR_COLLISION = 0, THR_LR_AVOIDANCE = 1 };
-
-/* How the correction of the colliding positions x~ reaches x*
- * (`long_range.response`, `avoidance.response`; docs/paper-map.md): as it
- * is (the paper, the WebGPU port), or projected through dx~/dx* =
- * tau_tilde/dt, i.e. scaled by dt/tau_tilde. The order is the schema's
- * choices. */
-enum thr_lr_response { THR_LR_DIRECT = 0, THR_LR_PROJECTED = 1 };
-
-/* The predicted collision of a pair (sections 4.4, 4.5), shared by the
- * long-range and the avoidance responses so that a pair is predicted once. */
-typedef struct thr_lr_pred {
-  float tau;                /* time to collision, eqs. (4)-(7) */
-  float tau_hat, tau_tilde; /* eq. (9), (10) */
-  float c;                  /* C(x~) < 0: overlap of the colliding positions */
-  float ai, aj;             /* inverse-mass shares */
-  thr_vec2 n;               /* unit normal of x~_i - x~_j */
-  thr_vec2 ti, tj;          /* colliding positions x~ */
-  thr_vec2 vi, vj;          /* velocities (x* - x)/dt */
-} thr_lr_pred;
-
-/* xi, xj: positions at the start of the step; pi, pj: current predicted
- * positions x*. v = (x* - x)/dt. With a valid time to collision
- * 0 < tau < tau0: tau_hat = dt floor(tau/dt) (eq. 9), tau_tilde = tau_hat + dt
- * (eq. 10), and the colliding positions x~ = x + tau_tilde v overlap by C.
- * Returns 0 when there is no such collision. */
-THR_HD int thr_lr_predict(thr_vec2 xi, thr_vec2 pi, thr_vec2 xj, thr_vec2 pj, float rsum, float wi, float wj,
-                          float dt, float tau0, thr_lr_pred *q) {
-  float wsum = wi + wj;
-  if (!(wsum > 0.0f)) return 0;
-  q->vi = v2_scale(v2_sub(pi, xi), 1.0f / dt);
-  q->vj = v2_scale(v2_sub(pj, xj), 1.0f / dt);
-  float tau = thr_time_to_collision(v2_sub(xi, xj), v2_sub(q->vi, q->vj), rsum);
-  if (!(tau > 0.0f) || !(tau < tau0)) return 0;
-  q->tau = tau;
-  q->tau_hat = dt * floorf(tau / dt);
-  q->tau_tilde = q->tau_hat + dt;
-  q->ti = v2_add(xi, v2_scale(q->vi, q->tau_tilde));
-  q->tj = v2_add(xj, v2_scale(q->vj, q->tau_tilde));
-  thr_vec2 d = v2_sub(q->ti, q->tj);
-  float len = v2_len(d);
-  q->c = len - rsum;
-  if (!(q->c < 0.0f) || !(len > 0.0f)) return 0;
-  q->n = v2_scale(d, 1.0f / len);
-  q->ai = wi / wsum;
-  q->aj = wj / wsum;
-  return 1;
-}
-
-/* Is the predicted collision within a mode's horizon tau0? */
-THR_HD int thr_lr_valid(const thr_lr_pred *q, float tau0) { return q->tau < tau0; }
-
-/* Stiffness of a predicted collision: k exp(-tau_hat^2/tau0). */
-THR_HD float thr_lr_stiffness(const thr_lr_pred *q, float k, float tau0) {
-  return k * thr_expf(-(q->tau_hat * q->tau_hat) / tau0);
-}
-
-/* Size of i's response with stiffness s (negative; i moves along +n). The
- * paper corrects x~ by s w_i/(w_i+w_j) C and applies that to x*, "still a
- * constraint on x*" (THR_LR_DIRECT). x~ depends on x* through v
- * (dx~/dx* = tau_tilde/dt), so the PBD projection onto x* (gradient over
- * squared gradient norm) scales it by dt/tau_tilde (THR_LR_PROJECTED): the
- * move that makes the predicted trajectories just touch at tau_tilde. */
-THR_HD float thr_lr_magnitude(const thr_lr_pred *q, float s, float dt, int response) {
-  float m = s * q->ai * q->c;
-  return response == THR_LR_PROJECTED ? m * (dt / q->tau_tilde) : m;
-}
-
-/* Section 4.4: i's share of the long-range collision response. */
-THR_HD thr_vec2 thr_lr_collision(const thr_lr_pred *q, float s, float dt, int response) {
-  return v2_scale(q->n, -thr_lr_magnitude(q, s, dt, response));
-}
-
-/* Section 4.5: the same response turned into the tangential direction of
- * the relative displacement d from x^ = x + tau_hat v to the projected x~
- * (eqs. 11-13), so that the pair slides past instead of braking. Returns 0
- * when d has no tangential part (an exactly head-on pair). */
-THR_HD int thr_lr_avoidance(const thr_lr_pred *q, thr_vec2 xi, thr_vec2 xj, float s, float dt, int response,
-                            thr_vec2 *dxi) {
-  thr_vec2 ci = v2_sub(q->ti, v2_scale(q->n, q->ai * q->c));
-  thr_vec2 cj = v2_add(q->tj, v2_scale(q->n, q->aj * q->c));
-  thr_vec2 hi = v2_add(xi, v2_scale(q->vi, q->tau_hat));
-  thr_vec2 hj = v2_add(xj, v2_scale(q->vj, q->tau_hat));
-  thr_vec2 dd = v2_sub(v2_sub(ci, hi), v2_sub(cj, hj));
-  thr_vec2 nc = v2_sub(ci, cj);
-  float nlen = v2_len(nc);
-  if (!(nlen > 0.0f)) return 0;
-  nc = v2_scale(nc, 1.0f / nlen);
-  thr_vec2 dtan = v2_sub(dd, v2_scale(nc, v2_dot(dd, nc)));
-  float tlen = v2_len(dtan);
-  if (!(tlen > 0.0f)) return 0;
-  *dxi = v2_scale(dtan, -thr_lr_magnitude(q, s, dt, response) / tlen);
-  return 1;
-}
-
-/* One pair, one mode, one response (tests and simple callers). Returns 1
- * and writes *dxi when the constraint is active. */
-THR_HD int thr_long_range(thr_vec2 xi, thr_vec2 pi, thr_vec2 xj, thr_vec2 pj, float rsum, float wi,
-                          float wj, float dt, float k, float tau0, int mode, int response, thr_vec2 *dxi) {
-  thr_lr_pred q;
-  if (!thr_lr_predict(xi, pi, xj, pj, rsum, wi, wj, dt, tau0, &q)) return 0;
-  float s = thr_lr_stiffness(&q, k, tau0);
-  if (mode == THR_LR_COLLISION) {
-    *dxi = thr_lr_collision(&q, s, dt, response);
-    return 1;
-  }
-  return thr_lr_avoidance(&q, xi, xj, s, dt, response, dxi);
 }
 
 /* ---- section 4.7: walls and obstacles ----------------------------------- */
@@ -275,37 +102,140 @@ THR_HD float thr_poly6(float r2, float h2, float coef) {
   float d = h2 - r2;
   return coef * d * d * d;
 }
+/* ---- the equations of sections 4.1-4.6 in 2D and 3D (physics_vec.h) ------ */
 
-/* One term of eq. (3): (v_j - v_i) W. The paper prints (v_i - v_j), which
- * amplifies velocity differences; XSPH viscosity (Macklin and Mueller 2013)
- * uses v_j - v_i. See docs/paper-map.md. */
-THR_HD thr_vec2 thr_xsph_term(thr_vec2 vi, thr_vec2 vj, float w) {
-  return v2_scale(v2_sub(vj, vi), w);
+#define THR_V thr_vec2
+#define THR_VOP(op) v2_##op
+#define THR_FN(name) name
+#include "physics_vec.h"
+#undef THR_V
+#undef THR_VOP
+#undef THR_FN
+
+#define THR_V thr_vec3
+#define THR_VOP(op) v3_##op
+#define THR_FN(name) name##3
+#include "physics_vec.h"
+#undef THR_V
+#undef THR_VOP
+#undef THR_FN
+
+/* ---- 3D agents: the separation plane (seed paper 003; docs/3d.md) ------- */
+
+/* The unit direction t across the separation plane of a pair with unit
+ * normal n: horizontal t_h = n x up normalised (n vertical: (1, 0, 0), a
+ * fixed choice); vertical t_v = n x t_h normalised (exactly (0, 0, -1)
+ * for a horizontal n); axis: n x a normalised. Returns 0 where there is
+ * none (axis parallel to n, tangent mode). Uses sqrtf and division only. */
+THR_HD int thr_plane_direction3(thr_vec3 n, int plane, thr_vec3 axis, thr_vec3 *t) {
+  if (plane == THR_PLANE_AXIS) {
+    thr_vec3 a = v3_cross(n, axis);
+    float la = v3_len(a);
+    if (!(la > 1e-6f)) return 0;
+    *t = v3_scale(a, 1.0f / la);
+    return 1;
+  }
+  if (plane != THR_PLANE_HORIZONTAL && plane != THR_PLANE_VERTICAL) return 0;
+  thr_vec3 th = v3_cross(n, v3(0.0f, 0.0f, 1.0f));
+  float lh = v3_len(th);
+  th = lh > 1e-6f ? v3_scale(th, 1.0f / lh) : v3(1.0f, 0.0f, 0.0f);
+  if (plane == THR_PLANE_HORIZONTAL) {
+    *t = th;
+    return 1;
+  }
+  thr_vec3 tv = v3_cross(n, th);
+  float lv = v3_len(tv);
+  if (!(lv > 0.0f)) return 0;
+  *t = v3_scale(tv, 1.0f / lv);
+  return 1;
 }
 
-/* ---- section 4.6: speed and acceleration limits ------------------------- */
-
-/* Clamp the change of velocity to max_accel * dt, then the speed to
- * max_speed (a limit of 0 disables it). */
-THR_HD thr_vec2 thr_clamp_velocity(thr_vec2 v, thr_vec2 v_old, float dt, float max_speed,
-                                   float max_accel) {
-  if (max_accel > 0.0f) {
-    thr_vec2 dv = v2_sub(v, v_old);
-    float l = v2_len(dv);
-    float lim = max_accel * dt;
-    if (l > lim) v = v2_add(v_old, v2_scale(dv, lim / l));
-  }
-  if (max_speed > 0.0f) {
-    float s = v2_len(v);
-    if (s > max_speed) v = v2_scale(v, max_speed / s);
-  }
-  return v;
+/* The predicted collision of a pair as agent i sees it (q, i's share
+ * first), turned into the pair's canonical order: the agent with the
+ * smaller id first. Both agents of a pair get the same bits (their own
+ * predictions are exact mirror images: negated differences, the same
+ * products), so a response computed from it is exactly antisymmetric. */
+THR_HD thr_lr_pred3 thr_lr_canonical3(const thr_lr_pred3 *q, int i_first) {
+  if (i_first) return *q;
+  thr_lr_pred3 c = *q;
+  c.ai = q->aj;
+  c.aj = q->ai;
+  c.n = v3_scale(q->n, -1.0f);
+  c.ti = q->tj;
+  c.tj = q->ti;
+  c.vi = q->vj;
+  c.vj = q->vi;
+  return c;
 }
 
-/* Jacobi averaging: delta = omega / n * sum (n active constraints). */
-THR_HD thr_vec2 thr_jacobi_average(thr_vec2 sum, int n, float omega) {
-  if (n <= 0) return v2(0.0f, 0.0f);
-  return v2_scale(sum, omega / (float)n);
+/* The separation-plane avoidance response of agent i (seed 003 eqs. 1-4 as
+ * docs/3d.md reads them): the pair's colliding positions x~ projected apart
+ * (section 4.5), d = (x~'_i - x^_i) - (x~'_j - x^_j) and its part d_t
+ * across the projected normal, all in the pair's canonical order (xa, xb:
+ * the start-of-step positions in that order); the direction t of the
+ * plane mode, signed by the side d_t already drifts to (d_t . t >= 0: +t,
+ * a deterministic tie rule for an exactly head-on pair); the magnitude of
+ * thr_lr_magnitude3 with i's share. The first agent moves along +t, the
+ * other along -t: never along n. Tangent mode: t = d_t / |d_t| (no
+ * response where d_t = 0, as in 2D). Returns 0 when inactive. */
+THR_HD int thr_lr_plane_avoidance3(const thr_lr_pred3 *q, int i_first, thr_vec3 xa, thr_vec3 xb, float s, float dt,
+                                   int response, int plane, thr_vec3 axis, thr_vec3 *dxi) {
+  thr_lr_pred3 c = thr_lr_canonical3(q, i_first);
+  thr_vec3 ca = v3_sub(c.ti, v3_scale(c.n, c.ai * c.c));
+  thr_vec3 cb = v3_add(c.tj, v3_scale(c.n, c.aj * c.c));
+  thr_vec3 ha = v3_add(xa, v3_scale(c.vi, c.tau_hat));
+  thr_vec3 hb = v3_add(xb, v3_scale(c.vj, c.tau_hat));
+  thr_vec3 dd = v3_sub(v3_sub(ca, ha), v3_sub(cb, hb));
+  thr_vec3 nc = v3_sub(ca, cb);
+  float nlen = v3_len(nc);
+  if (!(nlen > 0.0f)) return 0;
+  nc = v3_scale(nc, 1.0f / nlen);
+  thr_vec3 dtan = v3_sub(dd, v3_scale(nc, v3_dot(dd, nc)));
+  thr_vec3 t;
+  if (plane == THR_PLANE_TANGENT) {
+    float tlen = v3_len(dtan);
+    if (!(tlen > 0.0f)) return 0;
+    t = v3_scale(dtan, 1.0f / tlen);
+  } else {
+    if (!thr_plane_direction3(nc, plane, axis, &t)) return 0;
+    if (v3_dot(dtan, t) < 0.0f) t = v3_scale(t, -1.0f);
+  }
+  /* i's magnitude (negative) with its own share; the first agent goes +t */
+  float m = thr_lr_magnitude3(q, s, dt, response);
+  *dxi = v3_scale(t, i_first ? -m : m);
+  return 1;
+}
+
+/* The automatic plane choice of one agent (docs/3d.md): from the counts of
+ * its neighbours within the choice radius beside it in its layer (where a
+ * side-step would take it) and above or below it (where passing over or
+ * under would): vertical when at least two more are beside than above or
+ * below, else horizontal. (One neighbour beside is no crowd: it is the
+ * partner of a lone pair at the moment they pass, which would otherwise
+ * switch to vertical there.) */
+THR_HD int thr_plane_choice3(int beside, int above_below) {
+  return beside >= above_below + 2 ? THR_PLANE_VERTICAL : THR_PLANE_HORIZONTAL;
+}
+
+/* Where neighbour k (relative position d = x_k - x_i, radii sum R) lies for
+ * the choice of agent i heading along horizontal unit h: 1 beside it in its
+ * layer, 2 above or below, 0 neither (ahead or behind in its layer). */
+THR_HD int thr_plane_census3(thr_vec3 d, thr_vec2 h, float R) {
+  if (!(fabsf(d.z) < R)) return 2;
+  float along = d.x * h.x + d.y * h.y, lat = d.x * h.y - d.y * h.x;
+  return fabsf(lat) >= fabsf(along) ? 1 : 0;
+}
+
+/* Floor and ceiling (infinite mass, docs/3d.md): a sphere of (scaled)
+ * radius rr at altitude z stays within [z_min + rr, z_max - rr]. Adds the
+ * correction to *dz and returns the number of active constraints. */
+THR_HD int thr_floor_ceiling(float z, float rr, float z_min, float z_max, float stiffness, float *dz) {
+  int n = 0;
+  float c = z - (z_min + rr);
+  if (c < 0.0f) *dz += -stiffness * c, ++n;
+  c = (z_max - rr) - z;
+  if (c < 0.0f) *dz += stiffness * c, ++n;
+  return n;
 }
 
 #endif

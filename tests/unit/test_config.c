@@ -608,7 +608,7 @@ THR_TEST(unknown_keys) {
         ":2:10: solver: unknown key 'iteratons' (known keys here: stability_iterations, iterations, omega); "
         "did you mean 'iterations'?");
   FAILS("world: {min: [0, 0], max: [1, 1], mid: 3}\n" AGENTS,
-        ":1:35: world: unknown key 'mid' (known keys here: min, max)");
+        ":1:35: world: unknown key 'mid' (known keys here: min, max, z)");
   FAILS(WORLD "output: {directory: x}\n" AGENTS,
         ":2:10: output: unknown key 'directory' (known keys here: dir, trajectory_every, metrics_every, trajectory_format, compression, checkpoint_every, checkpoint_keep)");
   FAILS(WORLD "zzz: 1\n" AGENTS, ":2:1: unknown key 'zzz' (known keys here: name,");
@@ -618,7 +618,7 @@ THR_TEST(unknown_keys_nested) {
   FAILS(WORLD "agents:\n  - " GRID ", sped: 1}\n",
         ":3:64: agents[0]: unknown key 'sped' (known keys here: name, layout, min, max, center, radius, semi_axes, "
         "polygon, points, points_file, scale, offset, rows, cols, spacing, count, density, jitter, speed, "
-        "agent_radius, mass, group, goal, premovement, exit, journey); did you mean 'speed'?");
+        "agent_radius, mass, group, goal, altitude, premovement, exit, journey); did you mean 'speed'?");
   FAILS(WORLD "goals:\n  - {name: a, pont: [1, 2]}\n" AGENTS,
         ":3:15: goals[0]: unknown key 'pont' (known keys here: name, point, rect, disk); did you mean 'point'?");
   FAILS(WORLD "obstacles:\n  - segmnt: [[0, 0], [1, 1]]\n" AGENTS,
@@ -626,7 +626,7 @@ THR_TEST(unknown_keys_nested) {
   FAILS(WORLD "agents:\n  - " GRID ", speed: {mean: 1, sprd: 0}}\n",
         ":3:81: agents[0].speed: unknown key 'sprd' (known keys here: mean, spread, sd, min, max, rimea)");
   FAILS(WORLD "agents:\n  - " GRID ", goal: {pointt: [1, 2]}}\n",
-        ":3:71: agents[0].goal: unknown key 'pointt' (known keys here: point, offset, antipodal, jitter)");
+        ":3:71: agents[0].goal: unknown key 'pointt' (known keys here: point, offset, antipodal, jitter, altitude)");
   FAILS(WORLD "goals:\n  - {name: a, disk: {center: [1, 2], r: 1}}\n" AGENTS,
         ":3:38: goals[0].disk: unknown key 'r' (known keys here: center, radius)");
 }
@@ -1412,7 +1412,7 @@ THR_TEST(source_errors) {
                ":7:76: sources[0].stop: must not be before sources[0].start (10), got 5");
   SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: 1, agents: {layout: grid}}",
                ":7:68: sources[0].agents: unknown key 'layout' (known keys here: speed, agent_radius, mass, group, "
-               "goal, premovement, exit, journey)");
+               "goal, altitude, premovement, exit, journey)");
   SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: 1, agents: {speed: {mean: 1, sd: 1}}}",
                ":7:75: sources[0].agents.speed: missing required key 'min' (the normal form {mean, sd, min, max})");
   SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]]}", ":7:5: sources[0]: missing required key 'rate'");

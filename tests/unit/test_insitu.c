@@ -99,7 +99,7 @@ THR_TEST(agents_channel_points_into_the_store) {
   a.n_owned = a.n;
   thr_insitu_buffers b = {0};
   thr_insitu_agents c;
-  CHECK(thr_insitu_agents_fill(&c, &b, &a, 12, 0.25) == 0);
+  CHECK(thr_insitu_agents_fill(&c, &b, &a, 0, 12, 0.25) == 0);
   CHECK(c.n == 3 && c.step == 12 && c.time == 0.25);
   for (int k = 0; k < 3; ++k) {
     CHECK(c.points[3 * k] == 1.0f + (float)k && c.points[3 * k + 1] == -2.0f && c.points[3 * k + 2] == 0.0f);
@@ -112,7 +112,7 @@ THR_TEST(agents_channel_points_into_the_store) {
   /* fewer agents: the buffers are reused */
   const float *pts = c.points;
   a.n_owned = 1;
-  CHECK(thr_insitu_agents_fill(&c, &b, &a, 13, 0.5) == 0 && c.n == 1 && c.points == pts);
+  CHECK(thr_insitu_agents_fill(&c, &b, &a, 0, 13, 0.5) == 0 && c.n == 1 && c.points == pts);
   thr_insitu_buffers_free(&b);
   thr_agents_free(&a);
 }

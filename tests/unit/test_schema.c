@@ -310,7 +310,7 @@ THR_TEST(stage_and_transition_forms_are_the_enums) {
  * meaning names. */
 THR_TEST(source_agents_take_the_property_keys) {
   char buf[256];
-  const char *keys = "speed, agent_radius, mass, group, goal, premovement, exit, journey";
+  const char *keys = "speed, agent_radius, mass, group, goal, altitude, premovement, exit, journey";
   CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "agents[]", THR_KEY_PROPERTY, ", "), keys));
   CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "sources[].agents", 0, ", "), keys));
   CHECK(strstr(thr_schema_find("sources[].agents")->meaning, keys) != NULL);
@@ -320,7 +320,7 @@ THR_TEST(source_agents_take_the_property_keys) {
 
 THR_TEST(key_lists_come_from_the_table) {
   char buf[512];
-  CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "world", 0, ", "), "min, max"));
+  CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "world", 0, ", "), "min, max, z"));
   CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "agents[].speed", 0, ", "), "mean, spread, sd, min, max, rimea"));
   CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "goals[]", THR_KEY_ONE_OF, "|"), "point|rect|disk"));
   CHECK(!strcmp(thr_schema_form_keys(buf, sizeof buf, "agents[]", THR_LAYOUT_GRID),

@@ -19,6 +19,7 @@ typedef struct cpu_state {
   size_t scratch_cap;
   int *cell_of, *order;
   thr_vec2 *p2, *x2; /* the second buffers of x* and x^n (thr_pass_commit) */
+  float *pz2, *z2;   /* ... of their altitudes (3D) */
   void *permute_buf;
   thr_field_mask view_mask; /* fields of the last view_begin */
   thr_formation_state *forms; /* the formations' state of this step (set_formations) */
@@ -48,9 +49,12 @@ static void free_scratch(cpu_state *s) {
   free(s->order);
   free(s->p2);
   free(s->x2);
+  free(s->pz2);
+  free(s->z2);
   free(s->permute_buf);
   s->cell_of = s->order = NULL;
   s->p2 = s->x2 = NULL;
+  s->pz2 = s->z2 = NULL;
   s->permute_buf = NULL;
   s->scratch_cap = 0;
   free(s->lists.lr);
@@ -75,6 +79,7 @@ static int ensure_scratch(cpu_state *s) {
   if (cap <= s->scratch_cap) return 0;
   if (grow_array((void **)&s->cell_of, cap * sizeof(int)) || grow_array((void **)&s->order, cap * sizeof(int)) ||
       grow_array((void **)&s->p2, cap * sizeof(thr_vec2)) || grow_array((void **)&s->x2, cap * sizeof(thr_vec2)) ||
+      grow_array((void **)&s->pz2, cap * sizeof(float)) || grow_array((void **)&s->z2, cap * sizeof(float)) ||
       grow_array(&s->permute_buf, cap * thr_agents_max_elem()) ||
       grow_array((void **)&s->lists.lr, cap * THR_LR_CAP * sizeof(int)) ||
       grow_array((void **)&s->lists.ct, cap * THR_CT_CAP * sizeof(int)) ||
@@ -189,6 +194,15 @@ static void cpu_predict(thr_backend *b, float time) {
   thr_ctx c = make_ctx(s);
   thr_agents *a = &s->a;
   long n = (long)a->n_owned;
+  if (c.prm.dim3) {
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; ++i) {
+      thr_vec3 p = thr_agent_predict3(&c, a, (int)i);
+      a->p[i] = thr_xy(p);
+      a->pz[i] = p.z;
+    }
+    return;
+  }
 #pragma omp parallel for schedule(static)
   for (long i = 0; i < n; ++i) a->p[i] = thr_agent_predict(&c, a, (int)i);
 }
@@ -236,6 +250,76 @@ static void build_lists(cpu_state *s, const thr_ctx *c, int part, thr_part_range
   l->valid |= 1 << part;
 }
 
+/* The health key of a FINALIZE part into the backend's state. */
+static void note_health(cpu_state *s, int part, uint64_t bad) {
+  if (part == THR_PART_INTERIOR)
+    s->nonfinite_part = bad;
+  else
+    s->nonfinite = bad;
+}
+
+/* A pass over 3D agents (passes3d.h): the same stages with the altitude
+ * fields; 3D scenarios have no evacuation part. */
+static void cpu_pass3(thr_backend *b, thr_ctx *c, int kind, int part, thr_part_range r) {
+  cpu_state *s = state(b);
+  thr_agents *a = &s->a;
+  switch (thr_pass_stage(kind)) {
+    case THR_STAGE_STABILITY:
+#pragma omp parallel for schedule(static)
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        thr_vec3 dx = thr_agent_stability3(c, (int)i);
+        s->x2[i] = v2(a->x[i].x + dx.x, a->x[i].y + dx.y);
+        s->z2[i] = a->z[i] + dx.z;
+        s->p2[i] = v2(a->p[i].x + dx.x, a->p[i].y + dx.y);
+        s->pz2[i] = a->pz[i] + dx.z;
+      }
+      break;
+    case THR_STAGE_SOLVER:
+      if (thr_lists_due(&s->lists, kind, part, &c->prm)) build_lists(s, c, part, r);
+      if (thr_lists_used_by(kind, &c->prm)) thr_lists_bind(c, &s->lists, 0);
+#pragma omp parallel for schedule(static)
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        thr_vec3 p = thr_pass_solver_agent3(kind, c, (int)i);
+        s->p2[i] = thr_xy(p);
+        s->pz2[i] = p.z;
+      }
+      break;
+    case THR_STAGE_VELOCITY:
+#pragma omp parallel for schedule(static)
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        thr_vec3 v = thr_agent_velocity3(c, (int)i);
+        a->vnew[i] = thr_xy(v);
+        a->vnewz[i] = v.z;
+      }
+      break;
+    case THR_STAGE_FINAL: {
+      c->v = a->vnew; /* XSPH reads the un-smoothed new velocities */
+      c->vz = a->vnewz;
+      uint64_t bad = part == THR_PART_BOUNDARY ? s->nonfinite_part : THR_ALL_FINITE;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        thr_vec3 v = thr_agent_xsph_clamp3(c, (int)i, v3(a->v[i].x, a->v[i].y, a->vz[i]));
+        a->v[i] = thr_xy(v);
+        a->vz[i] = v.z;
+        a->x[i] = a->p[i];
+        a->z[i] = a->pz[i];
+        thr_vec3 x = v3(a->x[i].x, a->x[i].y, a->z[i]);
+        if (thr_agent_at_goal3(c, a, (int)i, x)) a->flags[i] |= THR_FLAG_AT_GOAL;
+        int field = thr_nonfinite_field3(x, x, v);
+        if (field >= 0 && thr_nonfinite_key(a->id[i], field) < bad) bad = thr_nonfinite_key(a->id[i], field);
+      }
+      note_health(s, part, bad);
+      break;
+    }
+    default:
+      thr_backend_fail(b, "unknown pass %d", kind);
+  }
+}
+
 /* One pass of the pass table over a part of the owned agents: each agent
  * from read-only inputs (Jacobi), so the thread count changes nothing. */
 static void cpu_pass(thr_backend *b, int kind, int part) {
@@ -243,14 +327,22 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
   thr_agents *a = &s->a;
   thr_ctx c = make_ctx(s);
   thr_part_range r = thr_parts_select(&s->parts, a->n_owned, part);
-  switch (thr_pass_stage(kind)) {
-    case THR_STAGE_BEHAVIOUR: /* in place: an agent reads only its own count */
+  int stage = thr_pass_stage(kind);
+  if (c.prm.dim3 && stage != THR_STAGE_BEHAVIOUR && stage != THR_STAGE_PLAN) {
+    cpu_pass3(b, &c, kind, part, r);
+    thr_pass_commit(a, &s->x2, &s->p2, &s->z2, &s->pz2, 1, kind, part);
+    return;
+  }
+  switch (stage) {
+    case THR_STAGE_BEHAVIOUR: { /* in place: an agent reads only its own result */
+      int32_t *out = thr_pass_behaviour_out(kind, a);
 #pragma omp parallel for schedule(static)
       for (long t = 0; t < r.n; ++t) {
         long i = THR_PART_AGENT(r, t);
-        a->fclear[i] = thr_pass_behaviour_agent(kind, &c, (int)i);
+        out[i] = thr_pass_behaviour_agent(kind, &c, (int)i);
       }
       break;
+    }
     case THR_STAGE_PLAN:
 #pragma omp parallel for schedule(static)
       for (long t = 0; t < r.n; ++t) {
@@ -304,16 +396,13 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
         for (int k = 0; k < nl; ++k) cross[k] += thr_evac_crosses(&c.ev, k, x_old, a->x[i]);
       }
       for (int k = 0; k < nl; ++k) s->line_cross[k] += cross[k];
-      if (part == THR_PART_INTERIOR)
-        s->nonfinite_part = bad;
-      else
-        s->nonfinite = bad;
+      note_health(s, part, bad);
       break;
     }
     default:
       thr_backend_fail(b, "unknown pass %d", kind);
   }
-  thr_pass_commit(a, &s->x2, &s->p2, kind, part);
+  thr_pass_commit(a, &s->x2, &s->p2, &s->z2, &s->pz2, c.prm.dim3, kind, part);
 }
 
 /* Interior agents first, then boundary ones, each in storage order. */
@@ -368,7 +457,7 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
     at_goal += (a->flags[i] & THR_FLAG_AT_GOAL) ? 1 : 0;
     pairs += m.overlaps;
     walls += m.wall_overlap > 0.0f ? 1 : 0;
-    speed_q += thr_speed_quanta(v2_len(a->v[i]));
+    speed_q += thr_speed_quanta(thr_agent_speed(&c, (int)i));
     if (m.max_overlap > max_ov) max_ov = m.max_overlap;
     if (m.max_overlap_rel > max_rel) max_rel = m.max_overlap_rel;
     if (m.wall_overlap > max_wall) max_wall = m.wall_overlap;

@@ -23,7 +23,7 @@ static void **scratch_for(cuda_state *s, size_t elem) {
 
 /* Per-agent arrays besides the agent fields: k < N_FIXED fixed ones, then
  * one scratch array per distinct field size other than 4 bytes. */
-enum { N_FIXED = 5 };
+enum { N_FIXED = 7 };
 static void **scratch_ptr(cuda_state *s, int k, size_t *elem) {
   switch (k) {
     case 0: *elem = sizeof(thr_vec2); return (void **)&s->p2;
@@ -31,6 +31,8 @@ static void **scratch_ptr(cuda_state *s, int k, size_t *elem) {
     case 2: *elem = sizeof(int); return (void **)&s->cell_of;
     case 3: *elem = sizeof(int); return (void **)&s->order;
     case 4: *elem = sizeof(int); return (void **)&s->slot;
+    case 5: *elem = sizeof(float); return (void **)&s->pz2;
+    case 6: *elem = sizeof(float); return (void **)&s->z2;
     default: *elem = s->wide_elem[k - N_FIXED]; return &s->wide_scratch[k - N_FIXED];
   }
 }

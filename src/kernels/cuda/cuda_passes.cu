@@ -14,7 +14,14 @@ thr_ctx thr_cuda_ctx(const cuda_state *s) {
 __global__ void k_predict(const thr_ctx c, int n, thr_agents a, unsigned long long *health) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0) *health = ~0ull;
-  if (i < n) a.p[i] = thr_agent_predict(&c, &a, i);
+  if (i >= n) return;
+  if (c.prm.dim3) {
+    thr_vec3 p = thr_agent_predict3(&c, &a, i);
+    a.p[i] = thr_xy(p);
+    a.pz[i] = p.z;
+  } else {
+    a.p[i] = thr_agent_predict(&c, &a, i);
+  }
 }
 
 /* Thread t of a pass computes agent THR_PART_AGENT(r, t) (pass_parts.h). */
@@ -30,11 +37,11 @@ __global__ void k_stability(const thr_ctx c, thr_part_range r, thr_vec2 *x_out, 
 
 /* Any BEHAVIOUR pass: in place (an agent reads only its own count). */
 template <int KIND>
-__global__ void k_behaviour(const thr_ctx c, thr_part_range r, int32_t *fclear) {
+__global__ void k_behaviour(const thr_ctx c, thr_part_range r, int32_t *out) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= r.n) return;
   int i = (int)THR_PART_AGENT(r, t);
-  fclear[i] = thr_pass_behaviour_agent(KIND, &c, i);
+  out[i] = thr_pass_behaviour_agent(KIND, &c, i);
 }
 
 /* Any PLAN pass of the pass table: one instance per kind. */
@@ -110,6 +117,56 @@ __global__ void k_finalize(const thr_ctx c, thr_part_range r, thr_agents a, unsi
   a.flags[i] = f;
 }
 
+/* ---- 3D agents (passes3d.h): the same passes with the altitude fields ---- */
+
+__global__ void k_stability3(const thr_ctx c, thr_part_range r, thr_vec2 *x_out, thr_vec2 *p_out, float *z_out,
+                             float *pz_out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = (int)THR_PART_AGENT(r, t);
+  thr_vec3 dx = thr_agent_stability3(&c, i);
+  x_out[i] = v2(c.x[i].x + dx.x, c.x[i].y + dx.y);
+  z_out[i] = c.z[i] + dx.z;
+  p_out[i] = v2(c.p[i].x + dx.x, c.p[i].y + dx.y);
+  pz_out[i] = c.pz[i] + dx.z;
+}
+
+template <int KIND>
+__global__ void THR_SOLVER_BOUNDS k_solver3(const thr_ctx c, thr_part_range r, thr_vec2 *p_out, float *pz_out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = (int)THR_PART_AGENT(r, t);
+  thr_vec3 p = thr_pass_solver_agent3(KIND, &c, i);
+  p_out[i] = thr_xy(p);
+  pz_out[i] = p.z;
+}
+
+__global__ void k_velocity3(const thr_ctx c, thr_part_range r, thr_vec2 *vnew, float *vnewz) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = (int)THR_PART_AGENT(r, t);
+  thr_vec3 v = thr_agent_velocity3(&c, i);
+  vnew[i] = thr_xy(v);
+  vnewz[i] = v.z;
+}
+
+/* c.v, c.vz hold the un-smoothed new velocities; a.v, a.vz the previous
+ * ones. 3D scenarios have no evacuation part. */
+__global__ void k_finalize3(const thr_ctx c, thr_part_range r, thr_agents a, unsigned long long *bad) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = (int)THR_PART_AGENT(r, t);
+  thr_vec3 v = thr_agent_xsph_clamp3(&c, i, v3(a.v[i].x, a.v[i].y, a.vz[i]));
+  a.v[i] = thr_xy(v);
+  a.vz[i] = v.z;
+  thr_vec3 x = thr_agent_p3(&c, i);
+  a.x[i] = thr_xy(x);
+  a.z[i] = x.z;
+  if (thr_agent_at_goal3(&c, &a, i, x)) a.flags[i] |= THR_FLAG_AT_GOAL;
+  int field = thr_nonfinite_field3(x, x, v);
+  if (field >= 0) atomicMin(bad, (unsigned long long)thr_nonfinite_key(c.id[i], field));
+}
+
 /* Integer sums and float maxima (as ordered bit patterns of non-negative
  * floats): the totals do not depend on the order of the atomics. */
 typedef struct dev_metrics {
@@ -133,7 +190,7 @@ __global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, dev_met
     at_goal = (flags[i] & THR_FLAG_AT_GOAL) ? 1 : 0;
     pairs = (unsigned long long)m.overlaps;
     walls = m.wall_overlap > 0.0f ? 1 : 0;
-    speed = (unsigned long long)thr_speed_quanta(v2_len(c.v[i]));
+    speed = (unsigned long long)thr_speed_quanta(thr_agent_speed(&c, i));
     mov = __float_as_uint(m.max_overlap);
     mrel = __float_as_uint(m.max_overlap_rel);
     mwall = __float_as_uint(m.wall_overlap);
@@ -185,10 +242,10 @@ void thr_cuda_predict(cuda_state *s, float time) {
 static void behaviour_pass(cuda_state *s, int kind, thr_part_range r) {
   if (!r.n) return;
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, on, fwd)                                                          \
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd)                                                          \
   THR_IF_BEHAVIOUR_##stage(case THR_PASS_##NAME                                                         \
                            : k_behaviour<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
-                                 thr_cuda_ctx(s), r, s->a.fclear);                                      \
+                                 thr_cuda_ctx(s), r, thr_pass_behaviour_out(kind, &s->a));                                      \
                            break;)
     THR_PASSES(THR_X)
 #undef THR_X
@@ -201,7 +258,7 @@ static void behaviour_pass(cuda_state *s, int kind, thr_part_range r) {
 static void plan_pass(cuda_state *s, int kind, thr_part_range r) {
   if (!r.n) return;
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, on, fwd)                                                     \
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd)                                                     \
   THR_IF_PLAN_##stage(case THR_PASS_##NAME                                                         \
                       : k_plan<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
                             thr_cuda_ctx(s), r, s->a, s->p2);                                      \
@@ -241,8 +298,23 @@ static void solver_pass(cuda_state *s, int kind, thr_part_range r, int part) {
   if (!r.n) return;
   thr_ctx c = thr_cuda_ctx(s);
   if (thr_lists_used_by(kind, &c.prm)) thr_lists_bind(&c, &s->lists, 1);
+  if (c.prm.dim3) {
+    switch (kind) {
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd)                                                        \
+  THR_IF_SOLVER_##stage(case THR_PASS_##NAME                                                          \
+                        : k_solver3<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
+                              c, r, s->p2, s->pz2);                                                   \
+                        break;)
+      THR_PASSES(THR_X)
+#undef THR_X
+      default:
+        thr_backend_fail(s->self, "pass %d is not a solver pass", kind);
+    }
+    CUDA_LAUNCHED(thr_pass_label(kind));
+    return;
+  }
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, on, fwd)                                                       \
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd)                                                       \
   THR_IF_SOLVER_##stage(case THR_PASS_##NAME                                                         \
                         : k_solver<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
                               c, r, s->p2);                                                          \
@@ -257,6 +329,7 @@ static void solver_pass(cuda_state *s, int kind, thr_part_range r, int part) {
 
 void thr_cuda_pass(cuda_state *s, int kind, int part) {
   thr_part_range r = thr_parts_select(&s->parts, s->a.n_owned, part);
+  int dim3 = s->base.prm.dim3;
   switch (thr_pass_stage(kind)) {
     case THR_STAGE_BEHAVIOUR:
       behaviour_pass(s, kind, r);
@@ -265,16 +338,28 @@ void thr_cuda_pass(cuda_state *s, int kind, int part) {
       plan_pass(s, kind, r);
       break;
     case THR_STAGE_STABILITY:
-      if (r.n) k_stability<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->x2, s->p2);
+      if (r.n && dim3)
+        k_stability3<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->x2, s->p2, s->z2,
+                                                                        s->pz2);
+      else if (r.n)
+        k_stability<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->x2, s->p2);
       break;
     case THR_STAGE_SOLVER:
       solver_pass(s, kind, r, part);
       break;
     case THR_STAGE_VELOCITY:
-      if (r.n) k_velocity<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->a.vnew);
+      if (r.n && dim3)
+        k_velocity3<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->a.vnew, s->a.vnewz);
+      else if (r.n)
+        k_velocity<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->a.vnew);
       break;
     case THR_STAGE_FINAL:
-      if (r.n) {
+      if (r.n && dim3) {
+        thr_ctx c = thr_cuda_ctx(s);
+        c.v = s->a.vnew;
+        c.vz = s->a.vnewz;
+        k_finalize3<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(c, r, s->a, (unsigned long long *)s->d_health);
+      } else if (r.n) {
         thr_ctx c = thr_cuda_ctx(s);
         c.v = s->a.vnew;
         k_finalize<<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(
@@ -286,7 +371,7 @@ void thr_cuda_pass(cuda_state *s, int kind, int part) {
       thr_backend_fail(s->self, "unknown pass %d", kind);
   }
   CUDA_LAUNCHED(thr_pass_label(kind));
-  thr_pass_commit(&s->a, &s->x2, &s->p2, kind, part);
+  thr_pass_commit(&s->a, &s->x2, &s->p2, &s->z2, &s->pz2, s->base.prm.dim3, kind, part);
 }
 
 /* Interior agents (cell inside `interior`) first, then boundary agents,

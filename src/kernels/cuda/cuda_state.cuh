@@ -56,6 +56,7 @@ typedef struct cuda_state {
   /* agents: device pointers laid out like thr_agents (same field table) */
   thr_agents a; /* a.n, a.n_owned, a.cap describe the device arrays */
   thr_vec2 *p2, *x2; /* the second buffers of x* and x^n (thr_pass_commit) */
+  float *pz2, *z2;   /* ... of their altitudes (3D) */
   int *cell_of, *order, *slot;
   /* permutation scratch for fields wider than 4 bytes, one per size */
   void *wide_scratch[THR_CUDA_WIDE_SIZES];
