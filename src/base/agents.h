@@ -29,6 +29,12 @@ enum thr_field {
 typedef uint32_t thr_field_mask;
 #define THR_FIELD_BIT(NAME) ((thr_field_mask)1 << THR_F_##NAME)
 
+/* The fields only 3D scenarios use (docs/3d.md). In a 2D run they hold 0
+ * for every agent, so a sort may leave them where they are. */
+#define THR_FIELDS_3D                                                                                           \
+  (THR_FIELD_BIT(Z) | THR_FIELD_BIT(PZ) | THR_FIELD_BIT(VZ) | THR_FIELD_BIT(GOAL_Z) | THR_FIELD_BIT(VNEWZ) | \
+   THR_FIELD_BIT(PLANE))
+
 typedef struct thr_agents {
   size_t n;       /* stored agents: owned, then ghosts */
   size_t n_owned; /* agents this rank owns */

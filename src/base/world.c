@@ -113,6 +113,10 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   w->k_longrange = thr_rings(longrange, prm->skin, w->cell, most);
   w->k_xsph = thr_rings(xsph, prm->skin, w->cell, most);
   w->k_headway = thr_rings(headway, prm->skin, w->cell, most);
+  /* 3D auto plane choice: a smaller reach than long range's (at most av_radius) */
+  w->k_plane = prm->dim3 && prm->av_plane == THR_PLANE_AUTO
+                   ? thr_rings(prm->av_auto_radius, prm->skin, w->cell, most)
+                   : 0;
   w->k_max = w->k_contact;
   if (prm->longrange_on || prm->avoidance_on) w->k_max = w->k_max > w->k_longrange ? w->k_max : w->k_longrange;
   if (prm->xsph_on) w->k_max = w->k_max > w->k_xsph ? w->k_max : w->k_xsph;

@@ -60,6 +60,7 @@ static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) 
   c.k_xsph = w->k_xsph;
   c.k_headway = w->k_headway;
   c.k_formation = w->k_formation;
+  c.k_plane = w->k_plane;
   return c;
 }
 

@@ -37,6 +37,7 @@ typedef struct thr_ctx {
   int k_xsph;      /* ... for XSPH */
   int k_headway;   /* ... for the speed-density (headway) law */
   int k_formation; /* ... for the congestion test of formations */
+  int k_plane;     /* ... for the 3D auto plane choice */
   const uint32_t *id;
   const float *radius;
   const float *inv_mass;
@@ -354,6 +355,10 @@ THR_HD int thr_agent_step_lists(const thr_ctx *c, int i, int *lr, int *ct, int s
       int j = g->order[t];
       if (j == i) continue;
       float d2 = v2_len2(v2_sub(xi, c->x[j]));
+      if (prm->dim3) { /* spheres: a column of cells holds every altitude */
+        float dz = c->z[i] - c->z[j];
+        d2 += dz * dz;
+      }
       if (t >= lr0 && t < lr1 && d2 <= rad * rad) {
         if (nlr < THR_LR_CAP) lr[(size_t)nlr * (size_t)stride] = j; /* size_t: rows * 48 passes 2^31 */
         ++nlr;

@@ -28,6 +28,15 @@ THR_HD int thr_walls_agent3(const thr_ctx *c, int i, thr_vec3 p, thr_vec3 q, flo
   return n;
 }
 
+/* Squared 3D start-of-step distance of agents i and j: what the step's
+ * lists select by in 3D (thr_agent_step_lists), so that a grid scan finds
+ * the lists' neighbours. */
+THR_HD float thr_agent_dist2_3(const thr_ctx *c, int i, int j) {
+  float d2 = v2_len2(v2_sub(c->x[i], c->x[j]));
+  float dz = c->z[i] - c->z[j];
+  return d2 + dz * dz;
+}
+
 /* Target of agent i at x (3D): the closest point of its goal in (x, y) at
  * its goal altitude (NaN: its own). *inside when it is within the goal in
  * (x, y) and within arrive_radius of that altitude. 0: no goal. */
@@ -73,7 +82,7 @@ THR_HD int thr_agent_plane_choice(const thr_ctx *c, int i) {
   float r2 = c->prm.av_auto_radius * c->prm.av_auto_radius, ri = c->radius[i];
   int beside = 0, above_below = 0;
   thr_nbr_iter it;
-  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_plane);
   for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
     if (j == i) continue;
     thr_vec3 d = v3_sub(thr_agent_x3(c, j), xi);
@@ -170,15 +179,15 @@ THR_HD thr_vec3 thr_agent_long_range3(const thr_ctx *c, int i) {
     const int *list = c->lr_list + (size_t)i * (size_t)c->lr_si;
     for (int k = 0; k < count; ++k) {
       int j = list[(size_t)k * (size_t)c->list_sk];
-      thr_lr_accumulate3(c, i, j, xi, pi, v3_len2(v3_sub(xi, thr_agent_x3(c, j))), &sum, &n);
+      thr_lr_accumulate3(c, i, j, xi, pi, thr_agent_dist2_3(c, i, j), &sum, &n);
     }
   } else {
     float rad = thr_lr_search_radius(prm);
     thr_nbr_iter it;
     thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
     for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-      if (j == i || !(v2_len2(v2_sub(c->x[i], c->x[j])) <= rad * rad)) continue; /* the list's selection */
-      thr_lr_accumulate3(c, i, j, xi, pi, v3_len2(v3_sub(xi, thr_agent_x3(c, j))), &sum, &n);
+      float d2 = thr_agent_dist2_3(c, i, j);
+      if (j != i && d2 <= rad * rad) thr_lr_accumulate3(c, i, j, xi, pi, d2, &sum, &n); /* the list's selection */
     }
   }
   return v3_add(pi, thr_jacobi_average3(sum, n, prm->omega));
@@ -222,7 +231,7 @@ THR_HD thr_vec3 thr_agent_contact3(const thr_ctx *c, int i) {
       thr_nbr_iter it;
       thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_contact);
       for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-        if (j == i || !(v2_len2(v2_sub(c->x[i], c->x[j])) <= thr_contact_reach2(prm, ri + c->radius[j]))) continue;
+        if (j == i || !(thr_agent_dist2_3(c, i, j) <= thr_contact_reach2(prm, ri + c->radius[j]))) continue;
         thr_contact_accumulate3(c, i, j, pi, disp_i, thr_tie(c->id[i], c->id[j]), &sum, &n);
       }
     }

@@ -158,12 +158,14 @@ void thr_cuda_gather(cuda_state *s, void *dst, const void *src, const int *idx, 
   CUDA_LAUNCHED("gather");
 }
 
-/* Agents [0, n): new slot k receives old agent perm[k], every STATE field.
+/* Agents [0, n): new slot k receives old agent perm[k], every STATE field
+ * (in 2D not the 3D fields: all 0, 1.5 % of a 2D step at 10^7 agents).
  * The gathered array swaps places with the scratch array of its size. */
 void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n) {
   if (n == 0) return;
   for (int f = 0; f < THR_F_COUNT; ++f) {
     if (!thr_field_table[f].state) continue;
+    if (!s->base.prm.dim3 && (THR_FIELDS_3D & ((thr_field_mask)1 << f))) continue;
     size_t elem;
     void **ptr = thr_agents_field(&s->a, f, &elem);
     void **tmp = scratch_for(s, elem);
