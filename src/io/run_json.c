@@ -13,7 +13,7 @@ static const char *response_name(const char *key, int value, char buf[32]) {
 }
 
 static void write_params(FILE *f, const thr_params *p) {
-  char lr[32], av[32];
+  char lr[32], av[32], plane[32];
   fprintf(f,
           "  \"parameters\": {\"dt\": %.9g, \"alpha\": %.9g, \"omega\": %.9g, \"stability_iterations\": %d, "
           "\"solver_iterations\": %d, \"radius_scale\": %.9g,\n"
@@ -22,7 +22,7 @@ static void write_params(FILE *f, const thr_params *p) {
           "    \"long_range\": {\"enabled\": %d, \"stiffness\": %.9g, \"tau0\": %.9g, \"radius\": %.9g, "
           "\"response\": \"%s\"},\n"
           "    \"avoidance\": {\"enabled\": %d, \"stiffness\": %.9g, \"tau0\": %.9g, \"radius\": %.9g, "
-          "\"response\": \"%s\"},\n"
+          "\"response\": \"%s\", \"plane\": \"%s\", \"auto_radius\": %.9g},\n"
           "    \"walls\": {\"enabled\": %d, \"stiffness\": %.9g},\n"
           "    \"xsph\": {\"enabled\": %d, \"c\": %.9g, \"h\": %.9g},\n"
           "    \"max_speed\": %.9g, \"max_acceleration\": %.9g, \"arrive_radius\": %.9g, \"cell_size\": %.9g, "
@@ -31,9 +31,15 @@ static void write_params(FILE *f, const thr_params *p) {
           p->contact_stiffness, p->friction_on, p->mu_static, p->mu_kinetic, p->longrange_on, p->lr_stiffness,
           p->lr_tau0, p->lr_radius, response_name("long_range.response", p->lr_response, lr),
           p->avoidance_on, p->av_stiffness, p->av_tau0, p->av_radius,
-          response_name("avoidance.response", p->av_response, av), p->walls_on,
+          response_name("avoidance.response", p->av_response, av), response_name("avoidance.plane", p->av_plane, plane),
+          p->av_auto_radius, p->walls_on,
           p->wall_stiffness, p->xsph_on, p->xsph_c, p->xsph_h, p->max_speed, p->max_accel, p->arrive_radius,
           p->cell_size, p->skin);
+  /* 3D scenarios (docs/3d.md): floor and ceiling */
+  if (p->dim3)
+    fprintf(f, "  \"dimensions\": 3, \"world_z\": {\"min\": %.9g, \"max\": %.9g},\n", p->z_min, p->z_max);
+  else
+    fprintf(f, "  \"dimensions\": 2, \"world_z\": null,\n");
 }
 
 const char *thr_run_state_name(int state) {

@@ -29,6 +29,14 @@ throng_3d_test(auto_choice 3d 1 auto --scenario ${THRONG_3D_DATA}/auto-flanked.y
 foreach(plane horizontal vertical auto)
   throng_3d_test(swarm_${plane} 3d 1 swarm --scenario ${THRONG_3D_CONFIGS}/swarm-crossing.yaml --plane ${plane})
 endforeach()
+# 3D in every output: CSV z and vz, trajectory.h5 z (and /final), XDMF XYZ
+# points, run.json's dimensions (h5py: the io tests' interpreter).
+if(THRONG_HAVE_HDF5 AND THRONG_IO_PYTHON)
+  add_test(NAME 3d.outputs COMMAND ${THRONG_IO_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_3d.py ${THRONG_EXE} outputs
+                                   --scenario ${THRONG_3D_CONFIGS}/swarm-crossing.yaml)
+  set_tests_properties(3d.outputs PROPERTIES LABELS "3d;io" SKIP_RETURN_CODE 77 TIMEOUT 300
+                                             ENVIRONMENT "${THRONG_TEST_ENV};OMP_NUM_THREADS=1")
+endif()
 # Byte-identical on 1-4 ranks: the swarms crossing the rank borders, and the
 # corridor in auto mode (each drone's preferred plane is forwarded to the
 # other ranks' ghosts; without that forward 2-4 ranks differ).

@@ -26,6 +26,14 @@ Cases:
            the end. Horizontal: every drone's altitude exactly its start altitude
            in every frame; vertical: some drone leaves its layer by more than
            0.5 m while crossing.
+  outputs  the swarms (plane vertical, 900 steps) with an HDF5 and a CSV trajectory
+           (a frame every 8 steps, and the last step: /final): the CSV files have z and vz columns, run.json
+           says dimensions 3 and world_z; trajectory.h5's /trajectory z, /points z
+           and /velocity z equal the CSV run's z and vz at float precision frame
+           by frame, and the altitudes vary (vertical avoidance); trajectory.xdmf
+           gives ParaView XYZ points; /final/points z = the CSV run's last file's
+           z; --final-state has id,x,y,z,vx,vy,vz.
+           Skipped without h5py or an HDF5 build.
   ranks    --ranks 1,2,3,4 [--set K=V]: --final-state byte-identical on every
            rank count (mpiexec for more than one).
   cpu_vs_cuda [--set K=V]: --final-state byte-identical on the CPU and CUDA
@@ -179,6 +187,67 @@ def case_swarm():
         check(leave > 0.5, "vertical: drones leave their layers while crossing (%.3f m > 0.5)" % leave)
 
 
+def case_outputs():
+    import json
+    import xml.etree.ElementTree as ET
+    try:
+        import h5py
+        import numpy as np
+    except ImportError:
+        raise Skip("no h5py/numpy")
+    info = subprocess.run([A.throng, "info"], capture_output=True, text=True).stdout
+    if not re.search(r"HDF5\s+ON", info):
+        raise Skip("a build without HDF5")
+    outs = {}
+    for fmt in ("hdf5", "csv"):
+        outs[fmt] = os.path.join(A.tmp, fmt)
+        extra = ["--final-state", os.path.join(A.tmp, "final.csv")] if fmt == "csv" else []
+        run(["--out", outs[fmt], "--steps", "900", "--set", "avoidance.plane=vertical", "--set",
+             "output.trajectory_format=" + fmt, "--set", "output.trajectory_every=8"] + extra)
+    if problems:
+        return
+    with open(os.path.join(A.tmp, "final.csv")) as fh:
+        check(fh.readline().strip() == "id,x,y,z,vx,vy,vz", "--final-state header id,x,y,z,vx,vy,vz")
+    rj = json.load(open(os.path.join(outs["hdf5"], "run.json")))
+    check(rj.get("dimensions") == 3 and rj.get("world_z") == {"min": 0, "max": 40},
+          "run.json: dimensions 3, world_z {min 0, max 40} (%s, %s)" % (rj.get("dimensions"), rj.get("world_z")))
+    fr = frames(outs["csv"])
+    check(fr and all("z" in r and "vz" in r for _, ag in fr[:1] for r in ag.values()), "the CSV frames have z and vz")
+    f = h5py.File(os.path.join(outs["hdf5"], "trajectory.h5"), "r")
+    rows, table = f["trajectory"][:], f["frames"][:]
+    pts, vel = f["points"][:], f["velocity"][:]
+    bad = []
+    zs = []
+    last = fr.pop() if fr and fr[-1][0] % 8 else None  # step 900: /final
+    for (step, ag), r in zip(fr, table):
+        a, b = int(r["first_row"]), int(r["first_row"] + r["rows"])
+        if int(r["step"]) != step or b - a != len(ag):
+            bad.append("frame of step %d" % step)
+            continue
+        order = np.argsort(rows["id"][a:b], kind="stable")
+        ids = rows["id"][a:b][order]
+        cz = np.array([ag[int(i)]["z"] for i in ids])
+        cvz = np.array([ag[int(i)]["vz"] for i in ids])
+        zs.extend(cz.tolist())
+        if not np.allclose(rows["z"][a:b][order].astype(np.float32), cz, rtol=2e-7, atol=1e-7):
+            bad.append("step %d: /trajectory z" % step)
+        if not np.array_equal(pts[a:b, 2][order], rows["z"][a:b][order].astype(np.float32)):
+            bad.append("step %d: /points z" % step)
+        if not np.allclose(vel[a:b, 2][order], cvz, rtol=2e-7, atol=1e-7):
+            bad.append("step %d: /velocity z" % step)
+    check(len(table) == len(fr) and not bad, "/trajectory z, /points z, /velocity z = the CSV run's z, vz in all %d "
+          "frames%s" % (len(table), "" if not bad else ": " + ", ".join(bad[:5])))
+    check(max(zs) - min(zs) > 4.5, "altitudes span %.2f m (layers 8-12 m, leaving them while crossing)"
+          % (max(zs) - min(zs)))
+    fz = f["final/points"][:, 2][np.argsort(f["final/id"][:], kind="stable")] if "final" in f else None
+    check(last is not None and fz is not None and
+          np.allclose(fz, [last[1][i]["z"] for i in sorted(last[1])], rtol=2e-7, atol=1e-7),
+          "/final (step %s): z = the CSV run's last file" % (last[0] if last else "-"))
+    grid = ET.parse(os.path.join(outs["hdf5"], "trajectory.xdmf")).getroot().find("Domain/Grid/Grid")
+    geo = grid.find("Geometry") if grid is not None else None
+    check(geo is not None and geo.get("GeometryType") == "XYZ", "trajectory.xdmf: XYZ points")
+
+
 def case_ranks():
     finals = []
     for n in [int(k) for k in A.ranks.split(",")]:
@@ -207,7 +276,7 @@ def case_cpu_vs_cuda():
           "final state byte-identical on cpu and cuda (%d agents)" % (got["cpu"].count(b"\n") - 1))
 
 
-CASES = {"pair": case_pair, "auto": case_auto, "swarm": case_swarm, "ranks": case_ranks,
+CASES = {"pair": case_pair, "auto": case_auto, "swarm": case_swarm, "outputs": case_outputs, "ranks": case_ranks,
          "cpu_vs_cuda": case_cpu_vs_cuda}
 
 
