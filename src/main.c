@@ -260,6 +260,11 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
   printf("  world      [%g, %g] x [%g, %g] m, grid %d x %d cells of %g m\n", (double)sc->world_min.x,
          (double)sc->world_max.x, (double)sc->world_min.y, (double)sc->world_max.y, w->gnx, w->gny,
          (double)w->cell);
+  if (p->dim3) {
+    char plane[32];
+    printf("  3D         floor %g m, ceiling %g m, separation plane %s (docs/3d.md)\n", (double)p->z_min,
+           (double)p->z_max, thr_key_choice(thr_schema_find("avoidance.plane"), p->av_plane, plane, sizeof plane));
+  }
   printf("  time       dt %.6g s, %ld steps (%.2f s)\n", (double)p->dt, sc->steps, (double)sc->steps * p->dt);
   printf("  agents     %ld in %d block(s)%s\n", total, sc->n_blocks - sc->n_sources,
          sc->n_sources ? ", and the sources' blocks" : "");
@@ -289,6 +294,12 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
            (double)k->radius_max, (double)k->mass_min, (double)k->mass_max, speed, route,
            k->premove.kind ? "  premovement " : "",
            k->premove.kind == THR_DIST_CONST ? "fixed" : k->premove.kind ? "drawn" : "");
+    if (p->dim3 && k->goal_altitude == k->goal_altitude)
+      printf("        altitude %g-%g m, goal altitude %g m\n", (double)k->altitude_min, (double)k->altitude_max,
+             (double)k->goal_altitude);
+    else if (p->dim3)
+      printf("        altitude %g-%g m, goal at the agent's altitude\n", (double)k->altitude_min,
+             (double)k->altitude_max);
   }
   printf("  goals      %d", sc->n_goals);
   for (int g = 0; g < sc->n_goals; ++g) printf("%s%s", g ? ", " : " (", sc->goal_names[g]);

@@ -8,7 +8,7 @@ set(THRONG_CATALYST_CHECK_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/check_catalyst.py)
 
 # Every build: the run loop and the backends' host views through the null
 # module (no ParaView); on the CUDA backend also labelled gpu (skips without one).
-foreach(case null_module null_module_cuda)
+foreach(case null_module null_module_cuda null_module_3d)
   add_test(NAME catalyst.${case}
            COMMAND ${Python3_EXECUTABLE} ${THRONG_CATALYST_CHECK_SCRIPT} ${THRONG_EXE} ${case} --source ${CMAKE_SOURCE_DIR}
                    --null-module $<TARGET_FILE:throng_null_insitu> ${THRONG_MPI_ARGS})
@@ -16,6 +16,7 @@ foreach(case null_module null_module_cuda)
                                                    SKIP_RETURN_CODE 77 TIMEOUT 300)
 endforeach()
 set_tests_properties(catalyst.null_module_cuda PROPERTIES LABELS "catalyst;gpu")
+set_tests_properties(catalyst.null_module_3d PROPERTIES LABELS "catalyst;3d")
 
 # Every build: scripts/paraview_frames.py (pvpython, after the run) draws a
 # run's pictures; skips (77) without pvpython, xvfb-run or HDF5.

@@ -40,6 +40,9 @@ Cases:
                 CSV frame; every rank saw the 5 shapes of the geometry.
   null_module_cuda  the same on the CUDA backend (its host views); exit 77
                 without the CUDA backend or a GPU.
+  null_module_3d  the same for 3D agents (configs/3d/swarm-crossing.yaml,
+                plane vertical, 896 steps): the sums of z equal the CSV
+                frames' too, and vary (the points are 3D).
 """
 import argparse
 import json
@@ -418,12 +421,13 @@ def case_not_built(r):
     print("ok: exit 2, built without Catalyst")
 
 
-def null_module_case(r, backend):
+def null_module_case(r, backend, shapes=5, extra=()):
     import glob
     out = r.out("null_" + backend)
     module = os.path.abspath(r.null_module)
     need(os.path.exists(module), "no null module at %s" % module)
-    rc, log = r.run(out, [r.scenario], ranks=2, extra=["--backend", backend, "--set", "output.trajectory_format=csv"],
+    rc, log = r.run(out, [r.scenario], ranks=2,
+                    extra=["--backend", backend, "--set", "output.trajectory_format=csv"] + list(extra),
                     env={"THRONG_CATALYST_MODULE": module, "THRONG_NULL_MODULE_OUT": os.path.join(r.tmp, "calls")})
     if rc == 2 and backend == "cuda" and ("cuda" in log.lower() or "gpu" in log.lower()):
         print("SKIP: no CUDA backend or GPU here:\n" + log)
@@ -432,16 +436,18 @@ def null_module_case(r, backend):
     calls = {}
     for path in sorted(glob.glob(os.path.join(r.tmp, "calls.*"))):
         for line in open(path):
-            step, n, ids, sx, sy, sv, shapes = line.split()
-            need(int(shapes) == 5, "%s: the geometry had %s shapes, expected 5" % (path, shapes))
-            c = calls.setdefault(int(step), [0, 0, 0.0, 0.0])
+            step, n, ids, sx, sy, sv, nshapes, sz = line.split()
+            need(int(nshapes) == shapes, "%s: the geometry had %s shapes, expected %d" % (path, nshapes, shapes))
+            c = calls.setdefault(int(step), [0, 0, 0.0, 0.0, 0.0])
             c[0] += int(n)
             c[1] += int(ids)
             c[2] += float(sx)
             c[3] += float(sy)
+            c[4] += float(sz)
     need(len(glob.glob(os.path.join(r.tmp, "calls.*"))) == 2, "expected one call file per rank")
     frames = sorted(glob.glob(os.path.join(out, "trajectory", "trajectory.*.csv")))
     need(len(frames) == len(calls), "%d calls, %d trajectory frames" % (len(calls), len(frames)))
+    zsums = []
     for path in frames:
         step = int(os.path.basename(path).split(".")[1])
         rows = [l.split(",") for l in open(path).read().splitlines()[1:]]
@@ -453,7 +459,17 @@ def null_module_case(r, backend):
              % (step, got[0], got[1], n, ids))
         need(abs(got[2] - sx) < 1e-3 * max(1, n) and abs(got[3] - sy) < 1e-3 * max(1, n),
              "step %d: positions differ (sum x %.6f vs %.6f)" % (step, got[2], sx))
-    print("ok: %s backend: %d calls, each with the agents of its trajectory frame" % (backend, len(calls)))
+        if len(rows[0]) == 9 if rows else False:  # 3D: id,x,y,z,vx,vy,vz,radius,group
+            sz = sum(float(row[3]) for row in rows)
+            need(abs(got[4] - sz) < 1e-3 * max(1, n), "step %d: altitudes differ (sum z %.6f vs %.6f)"
+                 % (step, got[4], sz))
+            zsums.append(sz / max(1, n))
+    if shapes != 5:
+        need(len(zsums) == len(frames) and max(zsums) - min(zsums) > 1e-3,
+             "3D: every frame's altitudes reached the module and vary (mean z %.4f to %.4f)"
+             % (min(zsums or [0]), max(zsums or [0])))
+    print("ok: %s backend: %d calls, each with the agents of its trajectory frame%s"
+          % (backend, len(calls), " (3D: with their altitudes)" if shapes != 5 else ""))
 
 
 def case_null_module(r):
@@ -462,6 +478,12 @@ def case_null_module(r):
 
 def case_null_module_cuda(r):
     null_module_case(r, "cuda")
+
+
+def case_null_module_3d(r):
+    r.scenario = os.path.join(r.source, "configs", "3d", "swarm-crossing.yaml")
+    null_module_case(r, "cpu", shapes=0, extra=["--steps", "896", "--set", "avoidance.plane=vertical",
+                                                  "--set", "catalyst.every=8"])
 
 
 CASES = {k[5:]: v for k, v in globals().items() if k.startswith("case_")}
@@ -477,7 +499,7 @@ def main():
     ap.add_argument("--mpi-flags", default="")
     ap.add_argument("--null-module", default="")
     args = ap.parse_args()
-    if args.case not in ("not_built", "null_module", "null_module_cuda"):
+    if args.case not in ("not_built", "null_module", "null_module_cuda", "null_module_3d"):
         try:
             import numpy  # noqa: F401
             import vtkmodules.vtkIOXML  # noqa: F401

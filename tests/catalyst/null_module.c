@@ -39,12 +39,12 @@ static int null_open(void **impl, MPI_Comm comm, const char *const *scripts, int
 static int null_execute(void *impl, const thr_insitu_agents *a, char *err, size_t errlen) {
   null_state *s = impl;
   unsigned long long ids = 0;
-  double sx = 0.0, sy = 0.0, sv = 0.0;
+  double sx = 0.0, sy = 0.0, sz = 0.0, sv = 0.0;
   for (size_t i = 0; i < a->n; ++i) {
     ids += a->id[i];
-    sx += a->points[3 * i], sy += a->points[3 * i + 1], sv += a->speed[i];
+    sx += a->points[3 * i], sy += a->points[3 * i + 1], sz += a->points[3 * i + 2], sv += a->speed[i];
   }
-  if (fprintf(s->f, "%ld %zu %llu %.9g %.9g %.9g %d\n", a->step, a->n, ids, sx, sy, sv, s->shapes) < 0) {
+  if (fprintf(s->f, "%ld %zu %llu %.9g %.9g %.9g %d %.9g\n", a->step, a->n, ids, sx, sy, sv, s->shapes, sz) < 0) {
     snprintf(err, errlen, "null module: write failed");
     return -1;
   }
