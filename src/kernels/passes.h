@@ -262,19 +262,8 @@ THR_HD void thr_lr_accumulate(const thr_params *prm, thr_vec2 xi, thr_vec2 pi, f
   float tau0 = lr && av ? fmaxf(prm->lr_tau0, prm->av_tau0) : (lr ? prm->lr_tau0 : prm->av_tau0);
   thr_lr_pred q;
   if (!thr_lr_predict(xi, pi, xj, pj, (ri + rj) * prm->radius_scale, wi, wj, prm->dt, tau0, &q)) return;
-  float s_lr = 0.0f;
-  int have_lr = 0;
-  if (lr && thr_lr_valid(&q, prm->lr_tau0)) {
-    have_lr = 1;
-    s_lr = thr_lr_stiffness(&q, prm->lr_stiffness, prm->lr_tau0);
-    *sum = v2_add(*sum, thr_lr_collision(&q, s_lr, prm->dt, prm->lr_response));
-    ++*n;
-  }
-  if (av && thr_lr_valid(&q, prm->av_tau0)) {
-    /* the usual case, equal parameters: one exponential for both */
-    float s_av = have_lr && prm->av_stiffness == prm->lr_stiffness && prm->av_tau0 == prm->lr_tau0
-                     ? s_lr
-                     : thr_lr_stiffness(&q, prm->av_stiffness, prm->av_tau0);
+  float s_av = thr_lr_respond(prm, &q, lr, av, sum, n);
+  if (s_av >= 0.0f) {
     thr_vec2 dx;
     if (thr_lr_avoidance(&q, xi, xj, s_av, prm->dt, prm->av_response, &dx)) {
       *sum = v2_add(*sum, dx);

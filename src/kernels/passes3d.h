@@ -141,18 +141,8 @@ THR_HD void thr_lr_accumulate3(const thr_ctx *c, int i, int j, thr_vec3 xi, thr_
   if (!thr_lr_predict3(xi, pi, xj, thr_agent_p3(c, j), (c->radius[i] + c->radius[j]) * prm->radius_scale,
                        c->inv_mass[i], c->inv_mass[j], prm->dt, tau0, &q))
     return;
-  float s_lr = 0.0f;
-  int have_lr = 0;
-  if (lr && thr_lr_valid3(&q, prm->lr_tau0)) {
-    have_lr = 1;
-    s_lr = thr_lr_stiffness3(&q, prm->lr_stiffness, prm->lr_tau0);
-    *sum = v3_add(*sum, thr_lr_collision3(&q, s_lr, prm->dt, prm->lr_response));
-    ++*n;
-  }
-  if (av && thr_lr_valid3(&q, prm->av_tau0)) {
-    float s_av = have_lr && prm->av_stiffness == prm->lr_stiffness && prm->av_tau0 == prm->lr_tau0
-                     ? s_lr
-                     : thr_lr_stiffness3(&q, prm->av_stiffness, prm->av_tau0);
+  float s_av = thr_lr_respond3(prm, &q, lr, av, sum, n);
+  if (s_av >= 0.0f) {
     int plane = prm->av_plane;
     if (plane == THR_PLANE_AUTO)
       plane = c->plane[i] == THR_PLANE_VERTICAL || c->plane[j] == THR_PLANE_VERTICAL ? THR_PLANE_VERTICAL

@@ -186,6 +186,26 @@ THR_HD int THR_FN(thr_long_range)(THR_V xi, THR_V pi, THR_V xj, THR_V pj, float 
   return THR_FN(thr_lr_avoidance)(&q, xi, xj, s, dt, response, dxi);
 }
 
+/* The long-range group's pair response (sections 4.4, 4.5), the part both
+ * dimensions share: the collision response of predicted pair q into *sum
+ * when `lr` applies, and the avoidance stiffness when `av` applies (the
+ * usual case, equal parameters: one exponential for both; >= 0), else -1. */
+THR_HD float THR_FN(thr_lr_respond)(const thr_params *prm, const THR_FN(thr_lr_pred) *q, int lr, int av, THR_V *sum,
+                                     int *n) {
+  float s_lr = 0.0f;
+  int have_lr = 0;
+  if (lr && THR_FN(thr_lr_valid)(q, prm->lr_tau0)) {
+    have_lr = 1;
+    s_lr = THR_FN(thr_lr_stiffness)(q, prm->lr_stiffness, prm->lr_tau0);
+    *sum = THR_VOP(add)(*sum, THR_FN(thr_lr_collision)(q, s_lr, prm->dt, prm->lr_response));
+    ++*n;
+  }
+  if (!(av && THR_FN(thr_lr_valid)(q, prm->av_tau0))) return -1.0f;
+  return have_lr && prm->av_stiffness == prm->lr_stiffness && prm->av_tau0 == prm->lr_tau0
+             ? s_lr
+             : THR_FN(thr_lr_stiffness)(q, prm->av_stiffness, prm->av_tau0);
+}
+
 
 /* One term of eq. (3): (v_j - v_i) W. The paper prints (v_i - v_j), which
  * amplifies velocity differences; XSPH viscosity (Macklin and Mueller 2013)

@@ -298,32 +298,18 @@ static void solver_pass(cuda_state *s, int kind, thr_part_range r, int part) {
   if (!r.n) return;
   thr_ctx c = thr_cuda_ctx(s);
   if (thr_lists_used_by(kind, &c.prm)) thr_lists_bind(&c, &s->lists, 1);
-  if (c.prm.dim3) {
-    switch (kind) {
-#define THR_X(NAME, label, stage, fn, fn3, on, fwd)                                                        \
-  THR_IF_SOLVER_##stage(case THR_PASS_##NAME                                                          \
-                        : k_solver3<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
-                              c, r, s->p2, s->pz2);                                                   \
+  /* 3D agents: the pass's 3D instance, which also writes the altitude */
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd)                                                           \
+  THR_IF_SOLVER_##stage(case THR_PASS_##NAME : if (c.prm.dim3) k_solver3<THR_PASS_##NAME>                    \
+                            <<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(c, r, s->p2, s->pz2);         \
+                        else k_solver<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(c, r, s->p2); \
                         break;)
-      THR_PASSES(THR_X)
-#undef THR_X
-      default:
-        thr_backend_fail(s->self, "pass %d is not a solver pass", kind);
-    }
-    CUDA_LAUNCHED(thr_pass_label(kind));
-    return;
-  }
   switch (kind) {
-#define THR_X(NAME, label, stage, fn, fn3, on, fwd)                                                       \
-  THR_IF_SOLVER_##stage(case THR_PASS_##NAME                                                         \
-                        : k_solver<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
-                              c, r, s->p2);                                                          \
-                        break;)
     THR_PASSES(THR_X)
-#undef THR_X
     default:
       thr_backend_fail(s->self, "pass %d is not a solver pass", kind);
   }
+#undef THR_X
   CUDA_LAUNCHED(thr_pass_label(kind));
 }
 
