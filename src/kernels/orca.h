@@ -1,0 +1,192 @@
+/* The velocity-space core of the ORCA model (seed paper 002, Kim et al.
+ * 2014, on ORCA of van den Berg et al.; spec:
+ * ../shared/reference/seed-002-orca-forces.md §2.2-2.4, §6.2): the
+ * half-plane of a neighbour (reciprocal collision avoidance within a time
+ * horizon), the force-constraint half-plane, and the incremental linear
+ * programs that choose the permitted velocity closest to the preferred
+ * one. Written from the published algorithm (the ORCA paper, de Berg et
+ * al.'s incremental LP) and the spec's restatement, not from RVO2's code.
+ * Shared by host and device code: sqrtf and division only, lines in the
+ * caller's order (the result's bits depend on it; no randomisation).
+ *
+ * A line is a point q and a unit direction d; its feasible side is the
+ * left of d: det(d, v - q) >= 0. */
+#ifndef THRONG_ORCA_H
+#define THRONG_ORCA_H
+
+#include "base/hostdevice.h"
+#include "base/vec2.h"
+
+typedef struct thr_orca_line {
+  thr_vec2 q; /* a point of the line */
+  thr_vec2 d; /* unit direction; feasible: left of it */
+} thr_orca_line;
+
+/* Parallel lines and empty ranges below this (RVO2's tolerance, m/s). */
+#define THR_ORCA_EPS 1e-5f
+
+THR_HD float thr_det(thr_vec2 a, thr_vec2 b) { return a.x * b.y - a.y * b.x; }
+/* a turned +90 degrees */
+THR_HD thr_vec2 thr_perp_left(thr_vec2 a) { return v2(-a.y, a.x); }
+
+/* How far v lies on the infeasible side of line l (> 0: violated). */
+THR_HD float thr_orca_violation(const thr_orca_line *l, thr_vec2 v) { return thr_det(l->d, v2_sub(l->q, v)); }
+
+/* ORCA half-plane of agent A (position pa, velocity va, radius ra) for
+ * neighbour B (pb, vb, rb) over horizon tau; lambda is A's share of the
+ * avoidance (1/2 reciprocal, 1 when B does not reciprocate); dt is the
+ * step, whose cut-off separates an overlapping pair within one step. The
+ * normal is the outward one of the velocity obstacle at the point closest
+ * to the relative velocity (spec §2.2: 002 prints u/|u|, wrong when the
+ * relative velocity lies outside). An exactly head-on pair takes the
+ * right leg (both agents pass on their right). */
+THR_HD thr_orca_line thr_orca_agent_line(thr_vec2 pa, thr_vec2 va, float ra, thr_vec2 pb, thr_vec2 vb, float rb,
+                                         float tau, float dt, float lambda) {
+  thr_vec2 p = v2_sub(pb, pa), vrel = v2_sub(va, vb);
+  float R = ra + rb, p2 = v2_len2(p), R2 = R * R;
+  thr_vec2 u, n;
+  if (p2 > R2) {
+    float inv_tau = 1.0f / tau;
+    thr_vec2 w = v2_sub(vrel, v2_scale(p, inv_tau)); /* from the cut-off centre */
+    float w2 = v2_len2(w), wp = v2_dot(w, p);
+    if (wp < 0.0f && wp * wp > R2 * w2) { /* on the cut-off arc */
+      float wl = sqrtf(w2);
+      n = v2_scale(w, 1.0f / wl);
+      u = v2_scale(n, R * inv_tau - wl);
+    } else { /* on a leg */
+      float leg = sqrtf(p2 - R2);
+      thr_vec2 L;
+      if (thr_det(p, w) > 0.0f)
+        L = v2_scale(v2(p.x * leg - p.y * R, p.x * R + p.y * leg), 1.0f / p2);
+      else
+        L = v2_scale(v2(p.x * leg + p.y * R, -p.x * R + p.y * leg), -1.0f / p2);
+      u = v2_sub(v2_scale(L, v2_dot(vrel, L)), vrel);
+      n = thr_perp_left(L);
+    }
+  } else { /* overlapping: the cut-off of one step */
+    float inv_dt = 1.0f / dt;
+    thr_vec2 w = v2_sub(vrel, v2_scale(p, inv_dt));
+    float wl = v2_len(w);
+    n = wl > 0.0f ? v2_scale(w, 1.0f / wl) : v2(0.0f, -1.0f); /* coincident and at rest: any fixed side */
+    u = v2_scale(n, R * inv_dt - wl);
+  }
+  thr_orca_line l;
+  l.q = v2_add(va, v2_scale(u, lambda));
+  l.d = v2(n.y, -n.x);
+  return l;
+}
+
+/* The force constraint (002 eq. 12): the new velocity changes at least as
+ * much along the net force f as it demands, v . f^ >= vf . f^ with
+ * vf = v + f w dt. Returns 0 (no line) when f is zero. */
+THR_HD int thr_orca_force_line(thr_vec2 vf, thr_vec2 f, thr_orca_line *l) {
+  float fl = v2_len(f);
+  if (!(fl > 0.0f)) return 0;
+  thr_vec2 fh = v2_scale(f, 1.0f / fl);
+  l->q = vf;
+  l->d = v2(fh.y, -fh.x);
+  return 1;
+}
+
+/* LP1: the optimum on line i among lines [0, i) inside the disc of radius
+ * R: the point of the line closest to target t (direction = 0), or the
+ * furthest along the unit direction t (direction = 1). 0 when the line
+ * misses the disc or lines [0, i) leave nothing of it. */
+THR_HD int thr_orca_lp1(const thr_orca_line *lines, int i, float R, thr_vec2 t, int direction, thr_vec2 *out) {
+  const thr_orca_line *li = &lines[i];
+  float b = v2_dot(li->q, li->d);
+  float disc = b * b + R * R - v2_len2(li->q);
+  if (disc < 0.0f) return 0;
+  float sq = sqrtf(disc), s_lo = -b - sq, s_hi = -b + sq;
+  for (int j = 0; j < i; ++j) {
+    const thr_orca_line *lj = &lines[j];
+    float den = thr_det(li->d, lj->d), num = thr_det(lj->d, v2_sub(li->q, lj->q));
+    if (fabsf(den) <= THR_ORCA_EPS) {
+      if (num < 0.0f) return 0; /* parallel, and line i lies on j's infeasible side */
+      continue;
+    }
+    float s = num / den;
+    if (den >= 0.0f)
+      s_hi = s < s_hi ? s : s_hi;
+    else
+      s_lo = s > s_lo ? s : s_lo;
+    if (s_lo > s_hi) return 0;
+  }
+  float s;
+  if (direction) {
+    s = v2_dot(t, li->d) > 0.0f ? s_hi : s_lo;
+  } else {
+    s = v2_dot(li->d, v2_sub(t, li->q));
+    s = s < s_lo ? s_lo : (s > s_hi ? s_hi : s);
+  }
+  *out = v2_add(li->q, v2_scale(li->d, s));
+  return 1;
+}
+
+/* LP2: the incremental 2D linear program over lines [0, n) in their
+ * order, inside the disc of radius R: closest to t (direction = 0) or
+ * furthest along unit t (direction = 1). *v is the result so far (the
+ * optimum of the lines before the first that failed). Returns n on
+ * success, else the index of the line that could not be met. */
+THR_HD int thr_orca_lp2(const thr_orca_line *lines, int n, float R, thr_vec2 t, int direction, thr_vec2 *v) {
+  if (direction)
+    *v = v2_scale(t, R);
+  else
+    *v = v2_len2(t) > R * R ? v2_scale(t, R / v2_len(t)) : t;
+  for (int i = 0; i < n; ++i) {
+    if (!(thr_orca_violation(&lines[i], *v) > 0.0f)) continue;
+    thr_vec2 keep = *v;
+    if (!thr_orca_lp1(lines, i, R, t, direction, v)) {
+      *v = keep;
+      return i;
+    }
+  }
+  return n;
+}
+
+/* LP3: when LP2 failed at line `fail`, the velocity that keeps the first
+ * `hard` lines (static obstacles) and the disc and minimises the largest
+ * violation of the others (a 3D LP in velocity and violation, solved by
+ * 2D LPs on the lines projected onto each violated line; spec §6.2).
+ * scratch holds at least n lines. *v: in, LP2's result; out, the answer. */
+THR_HD void thr_orca_lp3(const thr_orca_line *lines, int n, int hard, int fail, float R, thr_orca_line *scratch,
+                         thr_vec2 *v) {
+  float h = 0.0f;
+  for (int i = fail; i < n; ++i) {
+    const thr_orca_line *li = &lines[i];
+    if (!(thr_orca_violation(li, *v) > h)) continue;
+    int m = 0;
+    for (int j = 0; j < hard; ++j) scratch[m++] = lines[j];
+    for (int j = hard; j < i; ++j) {
+      const thr_orca_line *lj = &lines[j];
+      thr_orca_line pl;
+      float den = thr_det(li->d, lj->d);
+      if (fabsf(den) <= THR_ORCA_EPS) {
+        if (v2_dot(li->d, lj->d) > 0.0f) continue; /* same direction: line i binds first */
+        pl.q = v2_scale(v2_add(li->q, lj->q), 0.5f);
+      } else {
+        pl.q = v2_add(li->q, v2_scale(li->d, thr_det(lj->d, v2_sub(li->q, lj->q)) / den));
+      }
+      thr_vec2 dd = v2_sub(lj->d, li->d);
+      float dl = v2_len(dd);
+      pl.d = dl > 0.0f ? v2_scale(dd, 1.0f / dl) : lj->d;
+      scratch[m++] = pl;
+    }
+    thr_vec2 keep = *v;
+    if (thr_orca_lp2(scratch, m, R, thr_perp_left(li->d), 1, v) < m) *v = keep; /* only through rounding */
+    h = thr_orca_violation(li, *v);
+  }
+}
+
+/* The permitted velocity closest to v_pref (002 eqs. 1-2): LP2, and LP3
+ * when the lines have no common point inside the disc. Returns 1 when LP2
+ * succeeded, 0 when the fallback chose the velocity. */
+THR_HD int thr_orca_solve(const thr_orca_line *lines, int n, int hard, float R, thr_vec2 v_pref,
+                          thr_orca_line *scratch, thr_vec2 *v) {
+  int fail = thr_orca_lp2(lines, n, R, v_pref, 0, v);
+  if (fail == n) return 1;
+  thr_orca_lp3(lines, n, hard, fail, R, scratch, v);
+  return 0;
+}
+
+#endif
