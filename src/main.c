@@ -246,6 +246,31 @@ static int count_only(uint32_t id, thr_vec2 x, void *user) {
   return 0;
 }
 
+/* The PBD model's settings, as `throng check` prints them. */
+static void print_pbd(const thr_scenario *sc, const thr_params *p) {
+  char preset[32];
+  printf("  model      preset %s\n", thr_key_choice(thr_schema_find("model.preset"), sc->preset, preset, sizeof preset));
+  printf("  headway    %s (time gap %g s, min gap %g m, anticipation %g s, width %g, range %g m)\n",
+         p->headway_on ? "on" : "off", (double)p->hw_time_gap, (double)p->hw_min_gap, (double)p->hw_anticipation,
+         (double)p->hw_width, (double)p->hw_range);
+  printf("  solver     %d stability + %d iterations, omega %g, radius scale %g\n", p->stability_iterations,
+         p->solver_iterations, (double)p->omega, (double)p->radius_scale);
+  printf("  contact    %s, friction %s (mu_s %g, mu_k %g)\n", p->contact_on ? "on" : "off",
+         p->friction_on ? "on" : "off", (double)p->mu_static, (double)p->mu_kinetic);
+  char lr_resp[32], av_resp[32];
+  thr_key_choice(thr_schema_find("long_range.response"), p->lr_response, lr_resp, sizeof lr_resp);
+  thr_key_choice(thr_schema_find("avoidance.response"), p->av_response, av_resp, sizeof av_resp);
+  printf("  long range %s (k %g, tau0 %g s, radius %g m, response %s)\n", p->longrange_on ? "on" : "off",
+         (double)p->lr_stiffness, (double)p->lr_tau0, (double)p->lr_radius, lr_resp);
+  printf("  avoidance  %s (k %g, tau0 %g s, radius %g m, response %s)\n", p->avoidance_on ? "on" : "off",
+         (double)p->av_stiffness, (double)p->av_tau0, (double)p->av_radius, av_resp);
+  printf("  walls      %s (stiffness %g)\n", p->walls_on ? "on" : "off", (double)p->wall_stiffness);
+  printf("  xsph       %s (c %g, h %g m)\n", p->xsph_on ? "on" : "off", (double)p->xsph_c, (double)p->xsph_h);
+  printf("  clamps     max speed %g m/s, max acceleration %g m/s^2 (0 = off)\n", (double)p->max_speed,
+         (double)p->max_accel);
+  printf("  blending   alpha %g, arrive radius %g m\n", (double)p->alpha, (double)p->arrive_radius);
+}
+
 static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_params *p, long total) {
   char path[sizeof sc->path * 4];
   snprintf(path, sizeof path, "%s", sc->path);
@@ -342,30 +367,19 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
   if (sc->areas.n_polys || sc->n_lines || sc->map_every)
     printf("  measure    %d area(s), %d line(s), maps %s every %d steps (cells of %g m)\n", sc->areas.n_polys,
            sc->n_lines, sc->map_every ? "sampled" : "off:", sc->map_every, (double)sc->map_cell);
-  char preset[32];
-  printf("  model      preset %s\n", thr_key_choice(thr_schema_find("model.preset"), sc->preset, preset, sizeof preset));
-  printf("  headway    %s (time gap %g s, min gap %g m, anticipation %g s, width %g, range %g m)\n",
-         p->headway_on ? "on" : "off", (double)p->hw_time_gap, (double)p->hw_min_gap, (double)p->hw_anticipation,
-         (double)p->hw_width, (double)p->hw_range);
-  printf("  solver     %d stability + %d iterations, omega %g, radius scale %g\n", p->stability_iterations,
-         p->solver_iterations, (double)p->omega, (double)p->radius_scale);
-  printf("  contact    %s, friction %s (mu_s %g, mu_k %g)\n", p->contact_on ? "on" : "off",
-         p->friction_on ? "on" : "off", (double)p->mu_static, (double)p->mu_kinetic);
-  char lr_resp[32], av_resp[32];
-  thr_key_choice(thr_schema_find("long_range.response"), p->lr_response, lr_resp, sizeof lr_resp);
-  thr_key_choice(thr_schema_find("avoidance.response"), p->av_response, av_resp, sizeof av_resp);
-  printf("  long range %s (k %g, tau0 %g s, radius %g m, response %s)\n", p->longrange_on ? "on" : "off",
-         (double)p->lr_stiffness, (double)p->lr_tau0, (double)p->lr_radius, lr_resp);
-  printf("  avoidance  %s (k %g, tau0 %g s, radius %g m, response %s)\n", p->avoidance_on ? "on" : "off",
-         (double)p->av_stiffness, (double)p->av_tau0, (double)p->av_radius, av_resp);
-  printf("  walls      %s (stiffness %g)\n", p->walls_on ? "on" : "off", (double)p->wall_stiffness);
-  printf("  xsph       %s (c %g, h %g m)\n", p->xsph_on ? "on" : "off", (double)p->xsph_c, (double)p->xsph_h);
-  printf("  clamps     max speed %g m/s, max acceleration %g m/s^2 (0 = off)\n", (double)p->max_speed,
-         (double)p->max_accel);
-  printf("  blending   alpha %g, arrive radius %g m\n", (double)p->alpha, (double)p->arrive_radius);
+  if (p->model_kind == THR_MODEL_ORCA) {
+    printf("  model      ORCA (docs/orca.md): neighbours within %g m, the nearest %d, time horizon %g s, "
+           "responsibility %g, max speed %g m/s\n",
+           (double)p->orca_range, p->orca_neighbors, (double)p->orca_horizon, (double)p->orca_share,
+           (double)p->max_speed);
+    printf("  goals      arrive radius %g m\n", (double)p->arrive_radius);
+  } else {
+    print_pbd(sc, p);
+  }
   printf("  output     %s, trajectory every %d steps, metrics every %d steps\n",
          sc->out_dir[0] ? sc->out_dir : "out/<name>", sc->trajectory_every, sc->metrics_every);
 }
+
 
 /* Load the command's scenario; on bad input print why (rank 0) and fail. */
 /* --catalyst scripts after the scenario's catalyst.scripts: 0, or -1 with

@@ -14,6 +14,12 @@
 enum thr_av_plane { THR_PLANE_TANGENT = 0, THR_PLANE_HORIZONTAL = 1, THR_PLANE_VERTICAL = 2, THR_PLANE_AUTO = 3,
                     THR_PLANE_AXIS = 4 };
 
+/* The crowd model (`model.kind`; the schema's choices' order). */
+enum thr_model_kind { THR_MODEL_PBD = 0, THR_MODEL_ORCA = 1 };
+
+/* Neighbours an ORCA agent takes into its linear program, at most. */
+enum { THR_ORCA_MAX_NEIGHBORS = 16 };
+
 typedef struct thr_params {
   /* time integration (Algorithm 1, section 4.1) */
   float dt;          /* time step [s] */
@@ -87,6 +93,13 @@ typedef struct thr_params {
   float z_min, z_max;   /* floor and ceiling: agents' spheres stay between [m] */
   int av_plane;         /* enum thr_av_plane: direction of the 3D avoidance response */
   float av_auto_radius; /* neighbours within this (3D) distance decide the plane in auto mode [m] */
+
+  /* the ORCA model (seed paper 002, model.kind orca; docs/orca.md) */
+  int model_kind;         /* enum thr_model_kind */
+  float orca_range;       /* neighbours closer than this count [m] */
+  int orca_neighbors;     /* the nearest this many, at most THR_ORCA_MAX_NEIGHBORS */
+  float orca_horizon;     /* time horizon tau of the half-planes [s] */
+  float orca_share;       /* each agent's share of the avoidance (1/2: reciprocal) */
 
   /* neighbour grid */
   float cell_size; /* side of a grid cell [m] */

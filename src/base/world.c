@@ -121,6 +121,9 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   if (prm->longrange_on || prm->avoidance_on) w->k_max = w->k_max > w->k_longrange ? w->k_max : w->k_longrange;
   if (prm->xsph_on) w->k_max = w->k_max > w->k_xsph ? w->k_max : w->k_xsph;
   if (prm->headway_on) w->k_max = w->k_max > w->k_headway ? w->k_max : w->k_headway;
+  /* the ORCA model: neighbours within its range (agents are binned at x^n) */
+  w->k_orca = prm->model_kind == THR_MODEL_ORCA ? thr_rings(prm->orca_range, prm->skin, w->cell, most) : 0;
+  if (w->k_orca > w->k_max) w->k_max = w->k_orca;
   /* the congestion test of formations reads whole cells: its rings as given */
   w->k_formation = prm->formation_on ? (prm->fm_lookahead < most ? prm->fm_lookahead : most) : 0;
   if (w->k_formation > w->k_max) w->k_max = w->k_formation;

@@ -2417,6 +2417,42 @@ static int check_3d(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
+/* model.kind orca (docs/orca.md): what it cannot have (the PBD model's
+ * sections, and geometry: no obstacle half-planes yet), and the PBD
+ * passes switched off (ORCA replaces the stability and solver iterations;
+ * its PLAN pass gives x*). In a PBD scenario orca keys other than their
+ * defaults are refused (they would change nothing). */
+static int set_orca(cfg *c, const thr_ynode *root) {
+  thr_params *prm = &c->sc->prm;
+  if (prm->model_kind != THR_MODEL_ORCA) {
+    /* spelled-out defaults change nothing; another value would be ignored */
+    if (prm->orca_range != 3.0f || prm->orca_neighbors != 10 || prm->orca_horizon != 2.0f || prm->orca_share != 0.5f)
+      return fail(c, key_at(root, "orca", NULL), "orca",
+                  "applies to model.kind: orca only (this scenario is pbd; give model: {kind: orca})");
+    return 0;
+  }
+  static const char *const pbd[] = {"solver", "contact", "long_range", "avoidance", "xsph", "headway", "walls",
+                                    "geometry", "obstacles", "exits", "stages", "journeys", "formations"};
+  for (size_t k = 0; k < sizeof pbd / sizeof pbd[0]; ++k)
+    if (thr_ymap_get(root, pbd[k]))
+      return fail(c, key_at(root, pbd[k], NULL), pbd[k],
+                  "model.kind orca %s (docs/orca.md lists what ORCA supports)",
+                  k < 7 ? "has no such section: it belongs to the PBD model" : "cannot have it yet");
+  if (prm->dim3)
+    return fail(c, key_at(root, "world", "z"), "world.z", "model.kind orca is 2D (3D agents are PBD only)");
+  if (prm->orca_neighbors > THR_ORCA_MAX_NEIGHBORS)
+    return fail(c, key_at(root, "orca", "max_neighbors"), "orca.max_neighbors", "must be at most %d, got %d",
+                THR_ORCA_MAX_NEIGHBORS, prm->orca_neighbors);
+  if (!(prm->max_speed > 0.0f))
+    return fail(c, key_at(root, "model", "max_speed"), "model.max_speed",
+                "must be > 0 with model.kind orca (the radius of its velocity disc)");
+  prm->contact_on = prm->friction_on = prm->longrange_on = prm->avoidance_on = 0;
+  prm->xsph_on = prm->walls_on = prm->headway_on = 0;
+  prm->stability_iterations = 0;
+  prm->max_accel = 0.0f;
+  return 0;
+}
+
 /* What the key table's ranges cannot say about output keys. */
 static int check_output(cfg *c, const thr_ynode *root) {
   const thr_ynode *o = thr_ymap_get(root, "output");
@@ -2446,7 +2482,7 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
       read_journeys(c, root))
     return -1;
   return read_agents(c, root) || read_sources(c, root) || read_formations(c, root) || read_measurement(c, root) ||
-                 check_output(c, root) || check_3d(c, root) ||
+                 check_output(c, root) || check_3d(c, root) || set_orca(c, root) ||
                  read_catalyst(c, root) ||
                  add_walls(c)
              ? -1

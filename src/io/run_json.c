@@ -35,6 +35,12 @@ static void write_params(FILE *f, const thr_params *p) {
           p->av_auto_radius, p->walls_on,
           p->wall_stiffness, p->xsph_on, p->xsph_c, p->xsph_h, p->max_speed, p->max_accel, p->arrive_radius,
           p->cell_size, p->skin);
+  if (p->model_kind == THR_MODEL_ORCA)
+    fprintf(f, "  \"model\": {\"kind\": \"orca\", \"neighbor_dist\": %.9g, \"max_neighbors\": %d, \"time_horizon\": %.9g, "
+               "\"responsibility\": %.9g},\n",
+            p->orca_range, p->orca_neighbors, p->orca_horizon, p->orca_share);
+  else
+    fprintf(f, "  \"model\": {\"kind\": \"pbd\"},\n");
   /* 3D scenarios (docs/3d.md): floor and ceiling */
   if (p->dim3)
     fprintf(f, "  \"dimensions\": 3, \"world_z\": {\"min\": %.9g, \"max\": %.9g},\n", p->z_min, p->z_max);

@@ -114,6 +114,9 @@ const thr_key thr_schema[] = {
     {.path = "model.preset", .type = CHOICE, .choices = "paper, pedestrian", .def = "paper", SC(preset, INT),
      .meaning = "defaults of the model's keys: the paper's (Weiss et al. 2017), or human-sized pedestrians with "
                 "the speed–density relation (table \"Model presets\" below); keys the scenario gives win"},
+    {.path = "model.kind", .type = CHOICE, .choices = "pbd, orca", .def = "pbd", PRM(model_kind, INT),
+     .meaning = "position-based dynamics (seed 000), or ORCA velocity obstacles (seed 002, docs/orca.md; `orca` "
+                "keys)"},
     {.path = "model.alpha", .type = NUMBER, .range = UNIT, .def = "0.0385", PRM(alpha, FLOAT),
      .meaning = "velocity blending, eq. (1)"},
     {.path = "model.radius_scale", .type = NUMBER, .range = GE1, .def = "1.05", PRM(radius_scale, FLOAT),
@@ -202,6 +205,16 @@ const thr_key thr_schema[] = {
      .meaning = "Poly6 kernel support radius [m] (the paper's 7 for radius-1 agents, scaled)"},
     {.path = "xsph.c", .type = NUMBER, .range = GE0, .def = "0.1", PRM(xsph_c, FLOAT),
      .meaning = "viscosity coefficient (see `docs/paper-map.md` for why not the paper's 217)"},
+
+    {.path = "orca", .type = MAP, .meaning = "the ORCA model (`model.kind: orca`; seed paper 002, docs/orca.md)"},
+    {.path = "orca.neighbor_dist", .type = NUMBER, .range = GT0, .def = "3.0", PRM(orca_range, FLOAT),
+     .meaning = "neighbours closer than this (centre distance at the step's start) are avoided [m]"},
+    {.path = "orca.max_neighbors", .type = INTEGER, .range = GT0, .def = "10", PRM(orca_neighbors, INT),
+     .meaning = "the nearest this many of them, at most 16 (ties by id)"},
+    {.path = "orca.time_horizon", .type = NUMBER, .range = GT0, .def = "2.0", PRM(orca_horizon, FLOAT),
+     .meaning = "τ: collisions within this time are avoided [s]"},
+    {.path = "orca.responsibility", .type = NUMBER, .range = STIFF, .def = "0.5", PRM(orca_share, FLOAT),
+     .meaning = "each agent's share of the avoidance: 1/2 reciprocal (eq. 3), 1 all of it (eq. 4)"},
 
     {.path = "neighbors", .type = MAP, .meaning = "neighbour grid"},
     {.path = "neighbors.cell_size", .type = NUMBER, .range = GE0, .def = "0", .def_note = "0 (auto)",

@@ -31,12 +31,14 @@
 #include "base/params.h"
 #include "passes.h"
 #include "passes3d.h"
+#include "passes_orca.h"
 
 #define THR_PASSES(PASS)                                                                                     \
   PASS(FORMATION_STATE, "formation_state", BEHAVIOUR, thr_agent_formation_clear, THR_NO_3D, prm->formation_on, 0)  \
   PASS(PLANE_CHOICE, "plane_choice", BEHAVIOUR, thr_agent_plane_choice, THR_NO_3D,                              \
     prm->dim3 && prm->avoidance_on && prm->av_plane == THR_PLANE_AUTO, THR_FIELD_BIT(PLANE))                     \
   PASS(HEADWAY, "headway", PLAN, thr_agent_headway, THR_NO_3D, prm->headway_on, THR_FIELD_BIT(P))              \
+  PASS(ORCA, "orca", PLAN, thr_agent_orca, THR_NO_3D, prm->model_kind == THR_MODEL_ORCA, 0)                      \
   PASS(STABILITY, "stability", STABILITY, thr_agent_stability, thr_agent_stability3, 1,                          \
     THR_FIELD_BIT(X) | THR_FIELD_BIT(P))                                                                    \
   PASS(FORMATION, "formation", SOLVER, thr_agent_formation, thr_agent_keep3, prm->formation_on, THR_FIELD_BIT(P)) \

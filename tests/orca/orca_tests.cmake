@@ -1,0 +1,40 @@
+# The ORCA model (label `orca`; issue 18, seed paper 002, docs/orca.md).
+# Included from tests/CMakeLists.txt (THRONG_EXE, THRONG_TEST_ENV,
+# THRONG_MPI_ARGS, THRONG_MPI_ENV, Python3). tests/orca/check_orca.py
+# documents each case; the core (half-planes, LP1-LP3) has unit tests in
+# tests/unit/test_orca.c (unit.orca.*, also `orca`).
+set(THRONG_ORCA_CHECK ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_orca.py ${THRONG_EXE})
+set(THRONG_ORCA_CONFIGS ${CMAKE_SOURCE_DIR}/configs/orca)
+
+function(throng_orca_test name labels)
+  add_test(NAME orca.${name} COMMAND ${THRONG_ORCA_CHECK} ${ARGN})
+  set_tests_properties(orca.${name} PROPERTIES LABELS "${labels}" SKIP_RETURN_CODE 77 TIMEOUT 300
+                       ENVIRONMENT "${THRONG_TEST_ENV};OMP_NUM_THREADS=1")
+endfunction()
+
+# Two agents exactly head-on pass on their right without touching
+# (measured: closest 0.6128 m for r_a + r_b = 0.6 m), mirror images.
+throng_orca_test(pair_head_on orca pair --scenario ${THRONG_ORCA_CONFIGS}/pair-head-on.yaml)
+# 2 x 200 crossing at right angles (measured: 396 of 400 home after 90 s,
+# the other 4 standing where the early arrivals stand on their goals; the
+# largest overlap 0.28 of a radius at the densest step).
+throng_orca_test(crossing orca crossing --scenario ${THRONG_ORCA_CONFIGS}/crossing.yaml)
+throng_orca_test(gpu.cpu_equals_cuda "orca;gpu" cpu_vs_cuda --scenario ${THRONG_ORCA_CONFIGS}/crossing.yaml)
+# 1-4 ranks byte-identical (neighbours chosen by (distance, id), not by the
+# order a rank scans them in).
+if(THRONG_MPI_ARGS)
+  add_test(NAME orca.mpi.ranks
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/mpi/check_mpi.py ${THRONG_MPI_ARGS} ${THRONG_EXE}
+                   equal ${THRONG_ORCA_CONFIGS}/crossing.yaml --ranks 1,2,3,4 --steps 600)
+  set_tests_properties(orca.mpi.ranks PROPERTIES LABELS "orca;mpi" PROCESSORS 4 TIMEOUT 300
+                       ENVIRONMENT "${THRONG_MPI_ENV};OMP_NUM_THREADS=1")
+endif()
+# Bad input never starts a run: PBD sections with ORCA, ORCA keys in a PBD
+# scenario, what ORCA cannot have yet.
+file(GLOB THRONG_ORCA_BAD CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/bad/*.yaml)
+foreach(bad ${THRONG_ORCA_BAD})
+  get_filename_component(name ${bad} NAME_WE)
+  add_test(NAME orca.bad_input.${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/cli/check_bad_input.py ${THRONG_EXE} ${bad})
+  set_tests_properties(orca.bad_input.${name} PROPERTIES LABELS "orca" ENVIRONMENT "${THRONG_TEST_ENV}")
+endforeach()
