@@ -19,6 +19,9 @@ enum thr_model_kind { THR_MODEL_PBD = 0, THR_MODEL_ORCA = 1 };
 
 /* Neighbours an ORCA agent takes into its linear program, at most. */
 enum { THR_ORCA_MAX_NEIGHBORS = 16 };
+/* Obstacle edges an ORCA agent takes into its linear program, at most (the
+ * nearest). */
+enum { THR_ORCA_MAX_EDGES = 32 };
 
 typedef struct thr_params {
   /* time integration (Algorithm 1, section 4.1) */
@@ -99,6 +102,7 @@ typedef struct thr_params {
   float orca_range;       /* neighbours closer than this count [m] */
   int orca_neighbors;     /* the nearest this many, at most THR_ORCA_MAX_NEIGHBORS */
   float orca_horizon;     /* time horizon tau of the half-planes [s] */
+  float orca_horizon_obst; /* ... of the obstacles' half-planes [s] */
   float orca_share;       /* each agent's share of the avoidance (1/2: reciprocal) */
 
   /* neighbour grid */

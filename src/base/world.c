@@ -293,8 +293,11 @@ int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm) {
   w->obs_cell_offset = w->obs_cell_items = w->exit_cell_offset = w->exit_cell_items = NULL;
   w->window = win;
   shape_set obstacles = {w->n_obstacles, w->obs_vfirst, w->obs_closed, w->verts};
-  if (cell_lists(w, &obstacles, w->max_radius * prm->radius_scale + prm->skin, &w->obs_cell_offset,
-                 &w->obs_cell_items))
+  float margin = w->max_radius * prm->radius_scale;
+  /* ORCA: the edges an agent's obstacle half-planes consider */
+  if (prm->model_kind == THR_MODEL_ORCA && prm->orca_horizon_obst * prm->max_speed + w->max_radius > margin)
+    margin = prm->orca_horizon_obst * prm->max_speed + w->max_radius;
+  if (cell_lists(w, &obstacles, margin + prm->skin, &w->obs_cell_offset, &w->obs_cell_items))
     return -1;
   if (!w->n_exits) return 0;
   /* an agent is in an exit when its centre is: no margin */

@@ -2426,18 +2426,19 @@ static int set_orca(cfg *c, const thr_ynode *root) {
   thr_params *prm = &c->sc->prm;
   if (prm->model_kind != THR_MODEL_ORCA) {
     /* spelled-out defaults change nothing; another value would be ignored */
-    if (prm->orca_range != 3.0f || prm->orca_neighbors != 10 || prm->orca_horizon != 2.0f || prm->orca_share != 0.5f)
+    if (prm->orca_range != 3.0f || prm->orca_neighbors != 10 || prm->orca_horizon != 2.0f || prm->orca_share != 0.5f ||
+        prm->orca_horizon_obst != 1.0f)
       return fail(c, key_at(root, "orca", NULL), "orca",
                   "applies to model.kind: orca only (this scenario is pbd; give model: {kind: orca})");
     return 0;
   }
   static const char *const pbd[] = {"solver", "contact", "long_range", "avoidance", "xsph", "headway", "walls",
-                                    "geometry", "obstacles", "exits", "stages", "journeys", "formations"};
+                                    "stages", "journeys", "formations"};
   for (size_t k = 0; k < sizeof pbd / sizeof pbd[0]; ++k)
     if (thr_ymap_get(root, pbd[k]))
       return fail(c, key_at(root, pbd[k], NULL), pbd[k],
-                  "model.kind orca %s (docs/orca.md lists what ORCA supports)",
-                  k < 7 ? "has no such section: it belongs to the PBD model" : "cannot have it yet");
+                  "model.kind orca %s%s (docs/orca.md lists what ORCA supports)",
+                  k < 7 ? "has no such section: it belongs to the PBD model" : "cannot have ", k < 7 ? "" : pbd[k]);
   if (prm->dim3)
     return fail(c, key_at(root, "world", "z"), "world.z", "model.kind orca is 2D (3D agents are PBD only)");
   if (prm->orca_neighbors > THR_ORCA_MAX_NEIGHBORS)
@@ -2447,7 +2448,7 @@ static int set_orca(cfg *c, const thr_ynode *root) {
     return fail(c, key_at(root, "model", "max_speed"), "model.max_speed",
                 "must be > 0 with model.kind orca (the radius of its velocity disc)");
   prm->contact_on = prm->friction_on = prm->longrange_on = prm->avoidance_on = 0;
-  prm->xsph_on = prm->walls_on = prm->headway_on = 0;
+  prm->xsph_on = prm->headway_on = 0; /* walls_on: the obstacle half-planes */
   prm->stability_iterations = 0;
   prm->max_accel = 0.0f;
   return 0;

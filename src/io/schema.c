@@ -213,6 +213,9 @@ const thr_key thr_schema[] = {
      .meaning = "the nearest this many of them, at most 16 (ties by id)"},
     {.path = "orca.time_horizon", .type = NUMBER, .range = GT0, .def = "2.0", PRM(orca_horizon, FLOAT),
      .meaning = "τ: collisions within this time are avoided [s]"},
+    {.path = "orca.time_horizon_obst", .type = NUMBER, .range = GT0, .def = "1.0", PRM(orca_horizon_obst, FLOAT),
+     .meaning = "τ_o: collisions with obstacles within this time are avoided [s]; the nearest 32 edges within "
+                "τ_o · max speed + radius count"},
     {.path = "orca.responsibility", .type = NUMBER, .range = STIFF, .def = "0.5", PRM(orca_share, FLOAT),
      .meaning = "each agent's share of the avoidance: 1/2 reciprocal (eq. 3), 1 all of it (eq. 4)"},
 

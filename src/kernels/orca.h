@@ -189,4 +189,118 @@ THR_HD int thr_orca_solve(const thr_orca_line *lines, int n, int hard, float R, 
   return 0;
 }
 
+/* ---- static obstacles (spec §6.3) ------------------------------------------ */
+
+/* An edge o1 -> o2 of an obstacle as the obstacle half-plane needs it: the
+ * two vertices, the unit directions of the edges leaving o1 (d1) and o2
+ * (d2) and arriving at o1 (dprev), and whether each vertex is convex. A
+ * polygon is walked counter-clockwise; an open wall segment is two edges,
+ * one each way, with both vertices convex. */
+typedef struct thr_orca_edge {
+  thr_vec2 p1, p2;
+  thr_vec2 d1, d2, dprev;
+  int convex1, convex2;
+} thr_orca_edge;
+
+/* Tangent from the origin to the disc of radius r around a (|a| > r): the
+ * left one (side = 1) or the right one (side = -1), as a unit vector. */
+THR_HD thr_vec2 thr_orca_tangent(thr_vec2 a, float r, float side) {
+  float a2 = v2_len2(a), leg = sqrtf(a2 - r * r);
+  return v2_scale(v2(a.x * leg - side * a.y * r, side * a.x * r + a.y * leg), 1.0f / a2);
+}
+
+/* The half-plane of velocities with which an agent at pos (radius r,
+ * velocity v) keeps clear of edge e for the horizon tau_o; `lines` holds
+ * the n obstacle half-planes built so far (an edge they already cover
+ * adds none). Returns 1 and writes *out, or 0 when the edge needs no
+ * half-plane. Obstacle half-planes lie on the velocity obstacle itself (no
+ * reciprocity). */
+THR_HD int thr_orca_obstacle_line(const thr_orca_line *lines, int n, const thr_orca_edge *e, thr_vec2 pos, thr_vec2 v,
+                                  float r, float tau_o, thr_orca_line *out) {
+  float inv = 1.0f / tau_o, r2 = r * r;
+  thr_vec2 a1 = v2_sub(e->p1, pos), a2 = v2_sub(e->p2, pos);
+  for (int k = 0; k < n; ++k) /* both ends behind a half-plane already: covered */
+    if (thr_det(v2_sub(v2_scale(a1, inv), lines[k].q), lines[k].d) - inv * r >= -THR_ORCA_EPS &&
+        thr_det(v2_sub(v2_scale(a2, inv), lines[k].q), lines[k].d) - inv * r >= -THR_ORCA_EPS)
+      return 0;
+  thr_vec2 ed = v2_sub(e->p2, e->p1);
+  float s = -v2_dot(a1, ed) / v2_len2(ed);
+  float dline2 = v2_len2(v2_sub(v2_scale(a1, -1.0f), v2_scale(ed, s)));
+  /* touching already: move away from the vertex or the edge */
+  if (s < 0.0f && v2_len2(a1) <= r2) {
+    if (!e->convex1) return 0;
+    out->q = v2(0.0f, 0.0f);
+    out->d = v2_scale(v2(-a1.y, a1.x), 1.0f / v2_len(a1));
+    return 1;
+  }
+  if (s > 1.0f && v2_len2(a2) <= r2) {
+    if (!e->convex2 || thr_det(a2, e->d2) < 0.0f) return 0; /* the next edge handles it */
+    out->q = v2(0.0f, 0.0f);
+    out->d = v2_scale(v2(-a2.y, a2.x), 1.0f / v2_len(a2));
+    return 1;
+  }
+  if (s >= 0.0f && s <= 1.0f && dline2 <= r2) {
+    out->q = v2(0.0f, 0.0f);
+    out->d = v2_scale(e->d1, -1.0f);
+    return 1;
+  }
+  /* the legs of the truncated velocity obstacle; seen end-on, one vertex
+   * alone (w1 = w2) shapes it */
+  thr_vec2 w1 = a1, w2 = a2, left, right, prev_dir = e->dprev, next_dir = e->d2;
+  int convex_a = e->convex1, convex_b = e->convex2, single = 0;
+  if (s < 0.0f && dline2 <= r2) {
+    if (!e->convex1) return 0;
+    single = 1, w2 = a1, next_dir = e->d1, convex_b = e->convex1;
+    left = thr_orca_tangent(a1, r, 1.0f), right = thr_orca_tangent(a1, r, -1.0f);
+  } else if (s > 1.0f && dline2 <= r2) {
+    if (!e->convex2) return 0;
+    single = 1, w1 = a2, prev_dir = e->d1, convex_a = e->convex2;
+    left = thr_orca_tangent(a2, r, 1.0f), right = thr_orca_tangent(a2, r, -1.0f);
+  } else {
+    left = e->convex1 ? thr_orca_tangent(a1, r, 1.0f) : v2_scale(e->d1, -1.0f);
+    right = e->convex2 ? thr_orca_tangent(a2, r, -1.0f) : e->d1;
+  }
+  /* a leg that points into the neighbouring edge is that edge's business */
+  int left_foreign = 0, right_foreign = 0;
+  if (convex_a && thr_det(left, v2_scale(prev_dir, -1.0f)) >= 0.0f) left = v2_scale(prev_dir, -1.0f), left_foreign = 1;
+  if (convex_b && thr_det(right, next_dir) <= 0.0f) right = next_dir, right_foreign = 1;
+  /* the feature of the velocity obstacle's boundary closest to v */
+  thr_vec2 c1 = v2_scale(w1, inv), c2 = v2_scale(w2, inv), cut = v2_sub(c2, c1);
+  float t = single ? 0.5f : v2_dot(v2_sub(v, c1), cut) / v2_len2(cut);
+  float tl = v2_dot(v2_sub(v, c1), left), tr = v2_dot(v2_sub(v, c2), right);
+  if ((t < 0.0f && tl < 0.0f) || (single && tl < 0.0f && tr < 0.0f)) { /* the left end's cut-off circle */
+    thr_vec2 w = v2_sub(v, c1);
+    w = v2_scale(w, 1.0f / v2_len(w));
+    out->d = v2(w.y, -w.x);
+    out->q = v2_add(c1, v2_scale(w, r * inv));
+    return 1;
+  }
+  if (t > 1.0f && tr < 0.0f) { /* the right end's */
+    thr_vec2 w = v2_sub(v, c2);
+    w = v2_scale(w, 1.0f / v2_len(w));
+    out->d = v2(w.y, -w.x);
+    out->q = v2_add(c2, v2_scale(w, r * inv));
+    return 1;
+  }
+  float big = 3.0e38f;
+  float dc = t < 0.0f || t > 1.0f || single ? big : v2_len2(v2_sub(v, v2_add(c1, v2_scale(cut, t))));
+  float dl = tl < 0.0f ? big : v2_len2(v2_sub(v, v2_add(c1, v2_scale(left, tl))));
+  float dr = tr < 0.0f ? big : v2_len2(v2_sub(v, v2_add(c2, v2_scale(right, tr))));
+  if (dc <= dl && dc <= dr) { /* the cut-off segment */
+    out->d = v2_scale(e->d1, -1.0f);
+    out->q = v2_add(c1, v2_scale(thr_perp_left(out->d), r * inv));
+    return 1;
+  }
+  if (dl <= dr) {
+    if (left_foreign) return 0;
+    out->d = left;
+    out->q = v2_add(c1, v2_scale(thr_perp_left(left), r * inv));
+    return 1;
+  }
+  if (right_foreign) return 0;
+  out->d = v2_scale(right, -1.0f);
+  out->q = v2_add(c2, v2_scale(thr_perp_left(out->d), r * inv));
+  return 1;
+}
+
 #endif

@@ -45,7 +45,7 @@
   PASS(LONG_RANGE, "long_range", SOLVER, thr_agent_long_range, thr_agent_long_range3,                           \
     prm->longrange_on || prm->avoidance_on, THR_FIELD_BIT(P))                                               \
   PASS(CONTACT, "contact", SOLVER, thr_agent_contact, thr_agent_contact3,                                       \
-    prm->contact_on || prm->walls_on || prm->dim3, THR_FIELD_BIT(P))                                        \
+    (prm->contact_on || prm->walls_on || prm->dim3) && prm->model_kind != THR_MODEL_ORCA, THR_FIELD_BIT(P))                                        \
   PASS(VELOCITY, "velocity", VELOCITY, thr_agent_velocity, thr_agent_velocity3, 1,                              \
     prm->xsph_on ? THR_FIELD_BIT(VNEW) : 0)                                                                 \
   PASS(FINALIZE, "xsph", FINAL, thr_agent_xsph_clamp, thr_agent_xsph_clamp3, 1, 0)

@@ -40,23 +40,106 @@ THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, int *nb) {
   return m;
 }
 
+/* Edges of obstacle o (obstacles_view.h): a polygon's sides, an open
+ * polyline's segments once each way. */
+THR_HD int thr_orca_edge_count(const thr_obstacle_view *ov, int o) {
+  int m = ov->vfirst[o + 1] - ov->vfirst[o];
+  return ov->closed[o] ? m : 2 * (m - 1);
+}
+
+THR_HD thr_vec2 thr_unit(thr_vec2 a) { return v2_scale(a, 1.0f / v2_len(a)); }
+
+/* Edge k of obstacle o (spec §6.3): polygons walked counter-clockwise
+ * whatever their orientation in the scenario. */
+THR_HD thr_orca_edge thr_orca_edge_of(const thr_obstacle_view *ov, int o, int k) {
+  const thr_vec2 *v = ov->verts + ov->vfirst[o];
+  int m = ov->vfirst[o + 1] - ov->vfirst[o];
+  thr_orca_edge e;
+  if (!ov->closed[o]) {
+    int a = k / 2 + (k & 1), b = k / 2 + !(k & 1);
+    e.p1 = v[a], e.p2 = v[b];
+    e.d1 = thr_unit(v2_sub(e.p2, e.p1));
+    e.d2 = e.dprev = v2_scale(e.d1, -1.0f);
+    e.convex1 = e.convex2 = 1;
+    return e;
+  }
+  float area2 = 0.0f;
+  for (int j = 0; j < m; ++j) area2 += thr_det(v[j], v[j + 1 < m ? j + 1 : 0]);
+  int ccw = area2 > 0.0f;
+  thr_vec2 w[4]; /* prev, p1, p2, next in counter-clockwise order */
+  for (int j = 0; j < 4; ++j) {
+    int idx = ((k - 1 + j) % m + m) % m;
+    w[j] = v[ccw ? idx : m - 1 - idx];
+  }
+  e.p1 = w[1], e.p2 = w[2];
+  e.d1 = thr_unit(v2_sub(w[2], w[1]));
+  e.d2 = thr_unit(v2_sub(w[3], w[2]));
+  e.dprev = thr_unit(v2_sub(w[1], w[0]));
+  e.convex1 = thr_det(v2_sub(w[1], w[0]), v2_sub(w[2], w[1])) >= 0.0f;
+  e.convex2 = thr_det(v2_sub(w[2], w[1]), v2_sub(w[3], w[2])) >= 0.0f;
+  return e;
+}
+
+/* The obstacle half-planes of agent i (velocity v), from the nearest
+ * edges facing it within tau_o * max_speed + r, at most
+ * THR_ORCA_MAX_EDGES, in (squared distance, obstacle, edge) order.
+ * Returns their number. */
+THR_HD int thr_orca_obstacle_lines(const thr_ctx *c, int i, thr_vec2 v, thr_orca_line *lines) {
+  const thr_params *prm = &c->prm;
+  const thr_obstacle_view *ov = &c->obs;
+  thr_vec2 xi = c->x[i];
+  float ri = c->radius[i], reach = prm->orca_horizon_obst * prm->max_speed + ri, r2 = reach * reach;
+  float key_d[THR_ORCA_MAX_EDGES];
+  int key_o[THR_ORCA_MAX_EDGES], key_k[THR_ORCA_MAX_EDGES], m = 0;
+  int cell = c->grid.cell_of[i];
+  for (int t = ov->cell_offset[cell]; t < ov->cell_offset[cell + 1]; ++t) {
+    int o = ov->cell_items[t], ne = thr_orca_edge_count(ov, o);
+    for (int k = 0; k < ne; ++k) {
+      thr_orca_edge e = thr_orca_edge_of(ov, o, k);
+      /* only edges whose outer (right) side the agent is on: it cannot see
+       * the back of a polygon's side or of a wall's other face (the spec's
+       * neighbour rule leaves this out; without it the back face's
+       * half-plane pulls the agent into the wall) */
+      if (!(thr_det(v2_sub(e.p2, e.p1), v2_sub(xi, e.p1)) < 0.0f)) continue;
+      float d2 = v2_len2(v2_sub(xi, thr_closest_on_segment(xi, e.p1, e.p2)));
+      if (!(d2 < r2)) continue;
+      int at = m < THR_ORCA_MAX_EDGES ? m : THR_ORCA_MAX_EDGES - 1;
+      if (m == THR_ORCA_MAX_EDGES && !(d2 < key_d[at])) continue; /* (o, k) ascend: a tie keeps the earlier */
+      while (at > 0 && d2 < key_d[at - 1]) {
+        key_d[at] = key_d[at - 1], key_o[at] = key_o[at - 1], key_k[at] = key_k[at - 1];
+        --at;
+      }
+      key_d[at] = d2, key_o[at] = o, key_k[at] = k;
+      if (m < THR_ORCA_MAX_EDGES) ++m;
+    }
+  }
+  int n = 0;
+  for (int j = 0; j < m; ++j) {
+    thr_orca_edge e = thr_orca_edge_of(ov, key_o[j], key_k[j]);
+    n += thr_orca_obstacle_line(lines, n, &e, xi, v, ri, prm->orca_horizon_obst, &lines[n]);
+  }
+  return n;
+}
+
 /* Agent i's ORCA step: the permitted velocity closest to its preferred
- * one within the disc of model.max_speed; returns x* = x + dt v_new. */
+ * one within the disc of model.max_speed, the obstacle half-planes hard
+ * (never given up for the others); returns x* = x + dt v_new. */
 THR_HD thr_vec2 thr_agent_orca(const thr_ctx *c, const thr_agents *a, int i) {
   const thr_params *prm = &c->prm;
   thr_plan pl = thr_agent_plan(c, a, i);
   int nb[THR_ORCA_MAX_NEIGHBORS];
-  thr_orca_line lines[THR_ORCA_MAX_NEIGHBORS], scratch[THR_ORCA_MAX_NEIGHBORS];
-  int m = thr_orca_neighbors(c, i, nb);
+  thr_orca_line lines[THR_ORCA_MAX_EDGES + THR_ORCA_MAX_NEIGHBORS], scratch[THR_ORCA_MAX_EDGES + THR_ORCA_MAX_NEIGHBORS];
   thr_vec2 xi = c->x[i], vi = c->v[i];
   float ri = c->radius[i];
+  int hard = prm->walls_on && c->obs.n > 0 ? thr_orca_obstacle_lines(c, i, vi, lines) : 0;
+  int m = thr_orca_neighbors(c, i, nb);
   for (int k = 0; k < m; ++k) {
     int j = nb[k];
-    lines[k] = thr_orca_agent_line(xi, vi, ri, c->x[j], c->v[j], c->radius[j], prm->orca_horizon, prm->dt,
-                                   prm->orca_share);
+    lines[hard + k] = thr_orca_agent_line(xi, vi, ri, c->x[j], c->v[j], c->radius[j], prm->orca_horizon, prm->dt,
+                                          prm->orca_share);
   }
   thr_vec2 v;
-  thr_orca_solve(lines, m, 0, prm->max_speed, pl.vp, scratch, &v);
+  thr_orca_solve(lines, hard + m, hard, prm->max_speed, pl.vp, scratch, &v);
   return v2_add(xi, v2_scale(v, prm->dt));
 }
 

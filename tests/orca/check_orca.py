@@ -14,6 +14,12 @@ Cases:
                at least 98 % of the 400 agents at their goals at the end; the
                largest overlap below half a radius at every step (ORCA avoids
                collisions among the 10 nearest; the denser moments overlap).
+  bottleneck   configs/orca/bottleneck.yaml (200 agents through a 1.2 m gap to an
+               exit, routed around the wall): every agent leaves within 120 s, no
+               agent ever overlaps the wall by 1e-4 m (the obstacle half-planes),
+               the largest overlap of two agents below 0.75 of a radius.
+  ranks        --ranks 1,2,3,4 (mpiexec): --final-state and evacuated.csv (when the
+               scenario has exits) byte-identical on every rank count.
   cpu_vs_cuda  --final-state byte-identical on the CPU and CUDA backends
                (THRONG_STRICT_FP builds with a GPU; else skipped).
 """
@@ -36,8 +42,13 @@ def check(cond, what):
         problems.append(what)
 
 
-def run(args):
+def run(args, ranks=1):
     cmd = [A.throng, "run", A.scenario, "--quiet"] + args
+    if ranks > 1:
+        if not A.mpiexec:
+            print("SKIPPED: no mpiexec")
+            sys.exit(77)
+        cmd = [A.mpiexec, A.np_flag, str(ranks)] + A.mpi_flags.split() + cmd
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if p.returncode:
         sys.stderr.write(p.stderr)
@@ -81,6 +92,32 @@ def case_crossing():
     check(worst < 0.5, "largest overlap below half a radius (%.4f)" % worst)
 
 
+def case_bottleneck():
+    out = os.path.join(A.tmp, "bottleneck")
+    run(["--out", out])
+    m = metrics(out)
+    wall = max(float(r["max_wall_overlap"]) for r in m)
+    worst = max(float(r["max_overlap_ratio"]) for r in m)
+    print("all out by %s s (%s steps); deepest wall overlap %.2g m; largest overlap %.4f of a radius"
+          % (m[-1]["time"], m[-1]["step"], wall, worst))
+    check(int(m[-1]["agents"]) == 0 and float(m[-1]["time"]) <= 120.0, "every agent left within 120 s")
+    check(wall < 1e-4, "no agent overlaps the wall by 1e-4 m (%.2g)" % wall)
+    check(worst < 0.75, "largest overlap below 0.75 of a radius (%.4f)" % worst)
+
+
+def case_ranks():
+    got = []
+    for n in [int(k) for k in A.ranks.split(",")]:
+        out, final = os.path.join(A.tmp, "out-%d" % n), os.path.join(A.tmp, "final-%d.csv" % n)
+        run(["--out", out, "--final-state", final], ranks=n)
+        ev = os.path.join(out, "evacuated.csv")
+        got.append((n, open(final, "rb").read(), open(ev, "rb").read() if os.path.exists(ev) else None))
+    for n, final, ev in got[1:]:
+        check(final == got[0][1], "%d ranks: final state byte-identical to 1 rank's" % n)
+        check(ev == got[0][2], "%d ranks: evacuated.csv identical to 1 rank's (%s rows)"
+              % (n, "no" if ev is None else ev.count(b"\n") - 1))
+
+
 def case_cpu_vs_cuda():
     text = subprocess.run([A.throng, "info"], capture_output=True, text=True).stdout
     mm = re.search(r"cuda\s+built; (\d+) GPU", text)
@@ -99,7 +136,8 @@ def case_cpu_vs_cuda():
           "final state byte-identical on cpu and cuda (%d agents)" % (got["cpu"].count(b"\n") - 1))
 
 
-CASES = {"pair": case_pair, "crossing": case_crossing, "cpu_vs_cuda": case_cpu_vs_cuda}
+CASES = {"pair": case_pair, "crossing": case_crossing, "bottleneck": case_bottleneck, "ranks": case_ranks,
+         "cpu_vs_cuda": case_cpu_vs_cuda}
 
 
 def main():
@@ -108,6 +146,10 @@ def main():
     ap.add_argument("throng")
     ap.add_argument("case", choices=sorted(CASES))
     ap.add_argument("--scenario", required=True)
+    ap.add_argument("--ranks", default="1,2,3,4")
+    ap.add_argument("--mpiexec")
+    ap.add_argument("--np-flag", default="-n")
+    ap.add_argument("--mpi-flags", default="")
     A = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="throng_orca_") as tmp:
         A.tmp = tmp

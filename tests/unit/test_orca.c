@@ -251,3 +251,46 @@ THR_TEST(lp_is_deterministic_and_order_robust) {
   CHECK(same);
   CHECK(close);
 }
+
+/* ---- obstacle half-planes (spec §6.3) --------------------------------------- */
+
+static thr_orca_edge wall_edge(thr_vec2 a, thr_vec2 b) {
+  thr_orca_edge e;
+  e.p1 = a, e.p2 = b;
+  e.d1 = v2_scale(v2_sub(b, a), 1.0f / v2_len(v2_sub(b, a)));
+  e.d2 = e.dprev = v2_scale(e.d1, -1.0f);
+  e.convex1 = e.convex2 = 1;
+  return e;
+}
+
+/* A wall x = 0 (its face towards -x: the edge from (0, 12) down to
+ * (0, 0.6)), an agent of radius 0.25 at (-1, 3), tau_o = 1: it may close
+ * the 0.75 m gap within 1 s, no faster: v.x <= 0.75; moving along the wall
+ * is free. Touching it (0.2 m away), it may not move in at all: v.x <= 0. */
+THR_TEST(obstacle_line_of_a_wall) {
+  thr_orca_edge e = wall_edge(v2(0.0f, 12.0f), v2(0.0f, 0.6f));
+  thr_orca_line l = {{0.0f, 0.0f}, {1.0f, 0.0f}};
+  CHECK(thr_orca_obstacle_line(&l, 0, &e, v2(-1.0f, 3.0f), v2(1.4f, 0.0f), 0.25f, 1.0f, &l) == 1);
+  CHECK_NEAR(thr_orca_violation(&l, v2(1.4f, 0.0f)), 0.65, 1e-5);
+  CHECK_NEAR(thr_orca_violation(&l, v2(0.75f, 0.0f)), 0.0, 1e-5);
+  CHECK(thr_orca_violation(&l, v2(0.5f, 1.0f)) < 0.0f && thr_orca_violation(&l, v2(0.5f, -1.0f)) < 0.0f);
+  CHECK(thr_orca_obstacle_line(&l, 0, &e, v2(-0.2f, 3.0f), v2(1.4f, 0.0f), 0.25f, 1.0f, &l) == 1);
+  CHECK(thr_orca_violation(&l, v2(0.1f, 0.0f)) > 0.0f && !(thr_orca_violation(&l, v2(-0.1f, 2.0f)) > 0.0f));
+  /* an edge already covered by a half-plane adds none */
+  thr_orca_line first = l;
+  CHECK(thr_orca_obstacle_line(&first, 0, &e, v2(-1.0f, 3.0f), v2(1.4f, 0.0f), 0.25f, 1.0f, &first) == 1);
+  thr_orca_edge further = wall_edge(v2(0.5f, 12.0f), v2(0.5f, 0.6f));
+  CHECK(thr_orca_obstacle_line(&first, 1, &further, v2(-1.0f, 3.0f), v2(1.4f, 0.0f), 0.25f, 1.0f, &l) == 0);
+}
+
+/* Past the end of a wall, the tip alone shapes the obstacle: an agent at
+ * (-1, 0) heading (1, 0) at the tip (0, 0.3) of a wall going up passes
+ * below it: its velocity stays feasible unless it aims at the tip. */
+THR_TEST(obstacle_line_of_a_wall_end) {
+  thr_orca_edge e = wall_edge(v2(0.0f, 12.0f), v2(0.0f, 0.3f));
+  thr_orca_line l = {{0.0f, 0.0f}, {1.0f, 0.0f}};
+  int got = thr_orca_obstacle_line(&l, 0, &e, v2(-1.0f, -0.5f), v2(1.0f, 0.0f), 0.25f, 1.0f, &l);
+  CHECK(!got || thr_orca_violation(&l, v2(1.0f, 0.0f)) <= 0.0f); /* passing 0.8 m below the tip: free */
+  got = thr_orca_obstacle_line(&l, 0, &e, v2(-1.0f, 0.3f), v2(1.0f, 0.0f), 0.25f, 1.0f, &l);
+  CHECK(got && thr_orca_violation(&l, v2(1.0f, 0.0f)) > 0.0f); /* straight at the tip: cut */
+}
