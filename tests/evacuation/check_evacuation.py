@@ -50,7 +50,7 @@ run here (no mpiexec; no CUDA backend or no GPU). The cases:
   speed_distribution     free walking in parallel lanes (speeds.yaml): after 5 s every speed lies in its
                          block's range (RiMEA over_50 0.68-1.41 m/s; normal 1.34 sd 0.26 cut to 0.9-1.6)
                          and spreads over most of it, with the expected mean
-  ranks_identical        exits, a journey with a queue and a round robin, a source, an area, a line and maps
+  ranks_identical        (metrics every 7 steps) exits, a journey with a queue and a round robin, a source, an area, a line and maps
                          (ranks.yaml), 720 steps on 1, 2, 3 and 4 ranks re-partitioning as the hall
                          empties (>= 3 times): final state, exits.csv,
                          evacuated.csv, areas.csv, lines.csv, maps/density.csv and speed.csv byte-identical,
@@ -676,7 +676,10 @@ def ranks_identical(a, tmp):
     for P in (1, 2, 3, 4):
         out, final = os.path.join(tmp, "out-%d" % P), os.path.join(tmp, "final-%d.csv" % P)
         prefix = [a.mpiexec, a.np_flag, str(P)] + shlex.split(a.mpi_flags)
-        run(a, "ranks.yaml", out, "--steps", "720", "--final-state", final, prefix=prefix, timeout=300)
+        # metrics every 7 steps: re-partitions fall between two rows, and the
+        # line crossings counted in between must survive them
+        run(a, "ranks.yaml", out, "--steps", "720", "--final-state", final, "--set", "output.metrics_every=7",
+            prefix=prefix, timeout=300)
         s, ev = check_conservation(out, initial=70, added=8)
         files = {k: read_bytes(os.path.join(out, k)) for k in COMPARED}
         files["final state"] = read_bytes(final)

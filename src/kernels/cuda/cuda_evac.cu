@@ -34,10 +34,17 @@ static T *upload(cuda_state *s, const T *h, size_t n) {
 
 /* The world's evacuation parts on the device, and the view kernels read. */
 void thr_cuda_evac_set_world(cuda_state *s, const thr_world *w) {
+  /* the line crossings counted since the last measurement outlive a new
+   * window (a re-partition between two metrics rows) */
+  unsigned long long *crossings = s->ev.line_cross;
+  s->ev.line_cross = NULL;
   thr_cuda_evac_free(s);
   s->ev.on = thr_world_has_evacuation(w);
   s->base.ev = thr_world_evac_view(w);
-  if (!s->ev.on) return;
+  if (!s->ev.on) {
+    if (crossings) cudaFree(crossings);
+    return;
+  }
   size_t cells = (size_t)w->window.nx * (size_t)w->window.ny;
   s->ev.exit_vfirst = upload(s, w->exit_vfirst, (size_t)w->n_exits + 1);
   s->ev.exit_verts = upload(s, w->exit_verts, (size_t)(w->n_exits ? w->exit_vfirst[w->n_exits] : 0));
@@ -50,8 +57,11 @@ void thr_cuda_evac_set_world(cuda_state *s, const thr_world *w) {
   s->ev.fields = upload(s, w->fields, (size_t)w->n_fields * (size_t)w->fnx * (size_t)w->fny);
   s->ev.area_vfirst = upload(s, w->area_vfirst, (size_t)w->n_areas + 1);
   s->ev.area_verts = upload(s, w->area_verts, (size_t)(w->n_areas ? w->area_vfirst[w->n_areas] : 0));
-  CUDA_CHECK(cudaMalloc(&s->ev.line_cross, THR_MAX_LINES * sizeof(unsigned long long)));
-  CUDA_CHECK(cudaMemset(s->ev.line_cross, 0, THR_MAX_LINES * sizeof(unsigned long long)));
+  s->ev.line_cross = crossings;
+  if (!crossings) {
+    CUDA_CHECK(cudaMalloc(&s->ev.line_cross, THR_MAX_LINES * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMemset(s->ev.line_cross, 0, THR_MAX_LINES * sizeof(unsigned long long)));
+  }
   s->ev.n_areas = w->n_areas;
   s->ev.map_ox = w->map_ox;
   s->ev.map_oy = w->map_oy;
