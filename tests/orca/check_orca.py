@@ -20,7 +20,8 @@ Cases:
                the largest overlap of two agents below 0.75 of a radius.
   ranks        --ranks 1,2,3,4 (mpiexec): --final-state and evacuated.csv (when the
                scenario has exits) byte-identical on every rank count.
-  cpu_vs_cuda  --final-state byte-identical on the CPU and CUDA backends
+  cpu_vs_cuda  --final-state after 500 steps (agents still in the bottleneck)
+               byte-identical on the CPU and CUDA backends
                (THRONG_STRICT_FP builds with a GPU; else skipped).
 """
 import argparse
@@ -130,7 +131,7 @@ def case_cpu_vs_cuda():
     got = {}
     for backend in ("cpu", "cuda"):
         f = os.path.join(A.tmp, "final-%s.csv" % backend)
-        run(["--no-output", "--backend", backend, "--final-state", f])
+        run(["--no-output", "--steps", "500", "--backend", backend, "--final-state", f])
         got[backend] = open(f, "rb").read() if os.path.exists(f) else b""
     check(got["cpu"] == got["cuda"] and got["cpu"].count(b"\n") > 2,
           "final state byte-identical on cpu and cuda (%d agents)" % (got["cpu"].count(b"\n") - 1))
