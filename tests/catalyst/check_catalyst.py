@@ -155,16 +155,23 @@ H5_DUMP = """
 import json, sys, h5py
 with h5py.File(sys.argv[1], "r") as f:
     fr, rows = f["frames"][:], f["trajectory"][:]
+    last = None
+    if "final" in f:  # the last step off the trajectory_every clock (docs/output.md)
+        g = f["final"]
+        pts = g["points"][:]
+        last = (int(g.attrs["step"]), {"id": g["id"][:].tolist(), "x": pts[:, 0].tolist(), "y": pts[:, 1].tolist()})
 out = {}
 for row in fr:
     a, n = int(row["first_row"]), int(row["rows"])
     out[int(row["step"])] = {k: rows[k][a:a + n].tolist() for k in ("id", "x", "y")}
+if last:
+    out[last[0]] = last[1]
 json.dump(out, sys.stdout)
 """
 
 
 def trajectory(traj):
-    """step -> {"id", "x", "y"} of trajectory.h5's frames. In a process of
+    """step -> {"id", "x", "y"} of trajectory.h5's frames (/final's too). In a process of
     its own: h5py's HDF5 and ParaView's (parallel) HDF5 in one process crash
     at exit."""
     p = subprocess.run([sys.executable, "-c", H5_DUMP, traj], stdout=subprocess.PIPE, text=True, check=True)
