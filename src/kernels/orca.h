@@ -303,4 +303,66 @@ THR_HD int thr_orca_obstacle_line(const thr_orca_line *lines, int n, const thr_o
   return 1;
 }
 
+/* ---- physical forces of 002 (spec §2.4; not in the step yet: issue 18) ---- */
+
+/* Collision force on agent i from k (eq. 6, Baraff's impulse over a step):
+ * n = (p_i - p_k)/|.| (coincident: (tie, 0)), J = -(1 + e)(v_rel . n)/(w_i
+ * + w_k) when approaching (v_rel . n < 0), f = (J/dt) n; zero otherwise.
+ * k's force from the same inputs is exactly the negative. */
+THR_HD thr_vec2 thr_orca_collision_force(thr_vec2 pi, thr_vec2 vi, float wi, thr_vec2 pk, thr_vec2 vk, float wk,
+                                         float restitution, float dt, float tie) {
+  thr_vec2 d = v2_sub(pi, pk);
+  float l = v2_len(d);
+  thr_vec2 n = l > 0.0f ? v2_scale(d, 1.0f / l) : v2(tie, 0.0f);
+  float vn = v2_dot(v2_sub(vi, vk), n), ws = wi + wk;
+  if (!(vn < 0.0f) || !(ws > 0.0f)) return v2(0.0f, 0.0f);
+  return v2_scale(n, -(1.0f + restitution) * vn / ws / dt);
+}
+
+/* The push of pusher i (position pi, velocity vi, total push fp shared by
+ * its n_push pushed agents) on agent k at pk (eq. 5): fp / n_push along
+ * pk - (pi + dt vi) (that point coinciding with pk: along vi; at rest:
+ * none). */
+THR_HD thr_vec2 thr_orca_push_force(thr_vec2 pi, thr_vec2 vi, float fp, int n_push, thr_vec2 pk, float dt) {
+  if (!(n_push > 0) || !(fp > 0.0f)) return v2(0.0f, 0.0f);
+  thr_vec2 d = v2_sub(pk, v2_add(pi, v2_scale(vi, dt)));
+  float l = v2_len(d);
+  if (!(l > 0.0f)) {
+    l = v2_len(vi);
+    if (!(l > 0.0f)) return v2(0.0f, 0.0f);
+    d = vi;
+  }
+  return v2_scale(d, fp / (float)n_push / l);
+}
+
+/* The deceleration force of agent i (eq. 8): k_thresh m dv/dt with dv = v
+ * - v_prev, when dv points within theta_d of straight backwards from v_prev
+ * (cos_d = cos theta_d, from the host) and no external force acted on i
+ * that step; zero otherwise. */
+THR_HD thr_vec2 thr_orca_deceleration_force(thr_vec2 v, thr_vec2 v_prev, float mass, float k_thresh, float cos_d,
+                                            float dt, int forced) {
+  thr_vec2 dv = v2_sub(v, v_prev);
+  float ldv = v2_len(dv), lp = v2_len(v_prev);
+  if (forced || !(ldv > 0.0f) || !(lp > 0.0f)) return v2(0.0f, 0.0f);
+  if (!(v2_dot(dv, v_prev) / (ldv * lp) < -cos_d)) return v2(0.0f, 0.0f);
+  return v2_scale(dv, k_thresh * mass / dt);
+}
+
+/* The resistive force of agent i (eq. 9): k_thresh m (v - v_f)/dt when an
+ * external force acted on i that step (v_f: the velocity it implied). */
+THR_HD thr_vec2 thr_orca_resistive_force(thr_vec2 v, thr_vec2 vf, float mass, float k_thresh, float dt, int forced) {
+  if (!forced) return v2(0.0f, 0.0f);
+  return v2_scale(v2_sub(v, vf), k_thresh * mass / dt);
+}
+
+/* Does an inferred force of agent i along unit axis a reach neighbour k
+ * (relative position d = p_k - p_i, radii sum R)? k interacts (|d| < R +
+ * margin) and lies within the cone of half-angle theta around a (cos_t).
+ * One function, the sender's view, for the sender's count and the
+ * recipient's test alike. */
+THR_HD int thr_orca_in_cone(thr_vec2 a, thr_vec2 d, float R, float margin, float cos_t) {
+  float l = v2_len(d);
+  return l < R + margin && l > 0.0f && v2_dot(a, d) >= cos_t * l;
+}
+
 #endif

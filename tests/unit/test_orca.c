@@ -294,3 +294,97 @@ THR_TEST(obstacle_line_of_a_wall_end) {
   got = thr_orca_obstacle_line(&l, 0, &e, v2(-1.0f, 0.3f), v2(1.0f, 0.0f), 0.25f, 1.0f, &l);
   CHECK(got && thr_orca_violation(&l, v2(1.0f, 0.0f)) > 0.0f); /* straight at the tip: cut */
 }
+
+/* ---- the forces of 002 (spec §5.1 items 8-11) ------------------------------- */
+
+/* Equal masses 70 kg (w = 1/70), approaching at 1 m/s along n, e = 0,
+ * dt = 0.1: J = 1 / (2/70) = 35 N s, f = 350 N along +n for i, exactly
+ * the negative for k; nothing when separating or sliding past. */
+THR_TEST(collision_force) {
+  float w = 1.0f / 70.0f;
+  thr_vec2 fi = thr_orca_collision_force(v2(0.0f, 0.0f), v2(0.5f, 0.0f), w, v2(0.55f, 0.0f), v2(-0.5f, 0.0f), w,
+                                         0.0f, 0.1f, 1.0f);
+  thr_vec2 fk = thr_orca_collision_force(v2(0.55f, 0.0f), v2(-0.5f, 0.0f), w, v2(0.0f, 0.0f), v2(0.5f, 0.0f), w,
+                                         0.0f, 0.1f, -1.0f);
+  CHECK_NEAR(fi.x, -350.0, 1e-2); /* n from k to i: -x */
+  CHECK_NEAR(fi.y, 0.0, 1e-6);
+  CHECK(fk.x == -fi.x && fk.y == -fi.y);
+  thr_vec2 z = thr_orca_collision_force(v2(0.0f, 0.0f), v2(-0.5f, 0.0f), w, v2(0.55f, 0.0f), v2(0.5f, 0.0f), w,
+                                        0.0f, 0.1f, 1.0f);
+  CHECK(z.x == 0.0f && z.y == 0.0f);
+  z = thr_orca_collision_force(v2(0.0f, 0.0f), v2(0.0f, 1.0f), w, v2(0.55f, 0.0f), v2(0.0f, -1.0f), w, 0.0f, 0.1f,
+                               1.0f);
+  CHECK(z.x == 0.0f && z.y == 0.0f); /* tangential */
+  /* restitution 1 doubles it */
+  fi = thr_orca_collision_force(v2(0.0f, 0.0f), v2(0.5f, 0.0f), w, v2(0.55f, 0.0f), v2(-0.5f, 0.0f), w, 1.0f, 0.1f,
+                                1.0f);
+  CHECK_NEAR(fi.x, -700.0, 2e-2);
+}
+
+/* A pusher at the origin moving (1, 0) (dt 0.1: next position (0.1, 0))
+ * touching three agents: each gets f_p/3 along its own direction from that
+ * point; the magnitudes sum to f_p; at rest or without a push: nothing. */
+THR_TEST(push_shares) {
+  thr_vec2 k[3] = {{0.6f, 0.0f}, {0.1f, 0.5f}, {0.1f, -0.5f}};
+  float sum = 0.0f;
+  for (int j = 0; j < 3; ++j) {
+    thr_vec2 f = thr_orca_push_force(v2(0.0f, 0.0f), v2(1.0f, 0.0f), 196.0f, 3, k[j], 0.1f);
+    sum += v2_len(f);
+    thr_vec2 d = v2_sub(k[j], v2(0.1f, 0.0f));
+    CHECK_NEAR(thr_det(f, d), 0.0, 1e-3); /* along its own direction */
+    CHECK(v2_dot(f, d) > 0.0f);
+  }
+  CHECK_NEAR(sum, 196.0, 1e-3);
+  thr_vec2 z = thr_orca_push_force(v2(0.0f, 0.0f), v2(0.0f, 0.0f), 196.0f, 3, v2(0.0f, 0.0f), 0.1f);
+  CHECK(z.x == 0.0f && z.y == 0.0f);
+  z = thr_orca_push_force(v2(0.0f, 0.0f), v2(1.0f, 0.0f), 0.0f, 3, k[0], 0.1f);
+  CHECK(z.x == 0.0f && z.y == 0.0f);
+}
+
+/* Deceleration: dv exactly backwards -> k m dv/dt; 1 degree outside the
+ * cone (theta_d = 30 degrees, dv at 31 degrees from backwards) -> none;
+ * with an external force that step -> none (resistance instead). */
+THR_TEST(deceleration_trigger) {
+  float cos30 = 0.86602540f;
+  thr_vec2 f = thr_orca_deceleration_force(v2(0.5f, 0.0f), v2(1.5f, 0.0f), 70.0f, 0.5f, cos30, 0.1f, 0);
+  CHECK_NEAR(f.x, 0.5 * 70.0 * -1.0 / 0.1, 1e-3);
+  /* dv = (-cos 31, sin 31) */
+  thr_vec2 dv = v2(-0.85716730f, 0.51503807f);
+  f = thr_orca_deceleration_force(v2_add(v2(1.5f, 0.0f), dv), v2(1.5f, 0.0f), 70.0f, 0.5f, cos30, 0.1f, 0);
+  CHECK(f.x == 0.0f && f.y == 0.0f);
+  dv = v2(-0.87461971f, 0.48480962f); /* 29 degrees: inside */
+  f = thr_orca_deceleration_force(v2_add(v2(1.5f, 0.0f), dv), v2(1.5f, 0.0f), 70.0f, 0.5f, cos30, 0.1f, 0);
+  CHECK(f.x < 0.0f);
+  f = thr_orca_deceleration_force(v2(0.5f, 0.0f), v2(1.5f, 0.0f), 70.0f, 0.5f, cos30, 0.1f, 1);
+  CHECK(f.x == 0.0f && f.y == 0.0f);
+  thr_vec2 r = thr_orca_resistive_force(v2(0.5f, 0.0f), v2(1.0f, 0.2f), 70.0f, 0.5f, 0.1f, 1);
+  CHECK_NEAR(r.x, 0.5 * 70.0 * -0.5 / 0.1, 1e-3);
+  CHECK_NEAR(r.y, 0.5 * 70.0 * -0.2 / 0.1, 1e-3);
+  r = thr_orca_resistive_force(v2(0.5f, 0.0f), v2(1.0f, 0.2f), 70.0f, 0.5f, 0.1f, 0);
+  CHECK(r.x == 0.0f && r.y == 0.0f);
+}
+
+/* The cone predicate (one function, evaluated from the sender's view by the
+ * sender's count and the recipient's test): by hand straight ahead inside,
+ * 90 degrees outside, too far outside; over random pairs it agrees with the
+ * angle and distance in double precision away from the boundaries. */
+THR_TEST(cone_membership) {
+  float cos45 = 0.70710678f;
+  CHECK(thr_orca_in_cone(v2(1.0f, 0.0f), v2(0.6f, 0.0f), 0.6f, 0.1f, cos45));
+  CHECK(!thr_orca_in_cone(v2(1.0f, 0.0f), v2(0.0f, 0.6f), 0.6f, 0.1f, cos45));
+  CHECK(!thr_orca_in_cone(v2(1.0f, 0.0f), v2(0.8f, 0.0f), 0.6f, 0.1f, cos45));
+  unsigned s = 3u;
+  int agree = 1, inside = 0;
+  for (int t = 0; t < 2000; ++t) {
+    thr_vec2 d = v2(uni(&s, -1.0f, 1.0f), uni(&s, -1.0f, 1.0f));
+    float ang = uni(&s, 0.0f, 6.2831853f);
+    thr_vec2 a = v2(cosf(ang), sinf(ang));
+    double l = hypot(d.x, d.y), c = ((double)a.x * d.x + (double)a.y * d.y) / l;
+    if (fabs(l - 0.7) < 1e-4 || fabs(c - 0.70710678) < 1e-4) continue;
+    int want = l < 0.7 && c >= 0.70710678;
+    inside += want;
+    agree &= thr_orca_in_cone(a, d, 0.6f, 0.1f, cos45) == want;
+  }
+  CHECK(agree);
+  CHECK(inside > 50);
+}
