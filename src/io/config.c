@@ -2426,8 +2426,11 @@ static int set_orca(cfg *c, const thr_ynode *root) {
   thr_params *prm = &c->sc->prm;
   if (prm->model_kind != THR_MODEL_ORCA) {
     /* spelled-out defaults change nothing; another value would be ignored */
-    if (prm->orca_range != 3.0f || prm->orca_neighbors != 10 || prm->orca_horizon != 2.0f || prm->orca_share != 0.5f ||
-        prm->orca_horizon_obst != 1.0f)
+    thr_params d;
+    thr_params_defaults(&d);
+    if (prm->orca_range != d.orca_range || prm->orca_neighbors != d.orca_neighbors ||
+        prm->orca_horizon != d.orca_horizon || prm->orca_share != d.orca_share ||
+        prm->orca_horizon_obst != d.orca_horizon_obst)
       return fail(c, key_at(root, "orca", NULL), "orca",
                   "applies to model.kind: orca only (this scenario is pbd; give model: {kind: orca})");
     return 0;

@@ -49,9 +49,19 @@ THR_HD int thr_orca_edge_count(const thr_obstacle_view *ov, int o) {
 
 THR_HD thr_vec2 thr_unit(thr_vec2 a) { return v2_scale(a, 1.0f / v2_len(a)); }
 
+/* Is obstacle o a polygon given counter-clockwise (positive area)? */
+THR_HD int thr_orca_polygon_ccw(const thr_obstacle_view *ov, int o) {
+  const thr_vec2 *v = ov->verts + ov->vfirst[o];
+  int m = ov->vfirst[o + 1] - ov->vfirst[o];
+  float area2 = 0.0f;
+  for (int j = 0; j < m; ++j) area2 += thr_det(v[j], v[j + 1 < m ? j + 1 : 0]);
+  return area2 > 0.0f;
+}
+
 /* Edge k of obstacle o (spec §6.3): polygons walked counter-clockwise
- * whatever their orientation in the scenario. */
-THR_HD thr_orca_edge thr_orca_edge_of(const thr_obstacle_view *ov, int o, int k) {
+ * whatever their orientation in the scenario (ccw: thr_orca_polygon_ccw,
+ * once per obstacle; unused for open walls). */
+THR_HD thr_orca_edge thr_orca_edge_of(const thr_obstacle_view *ov, int o, int k, int ccw) {
   const thr_vec2 *v = ov->verts + ov->vfirst[o];
   int m = ov->vfirst[o + 1] - ov->vfirst[o];
   thr_orca_edge e;
@@ -63,9 +73,6 @@ THR_HD thr_orca_edge thr_orca_edge_of(const thr_obstacle_view *ov, int o, int k)
     e.convex1 = e.convex2 = 1;
     return e;
   }
-  float area2 = 0.0f;
-  for (int j = 0; j < m; ++j) area2 += thr_det(v[j], v[j + 1 < m ? j + 1 : 0]);
-  int ccw = area2 > 0.0f;
   thr_vec2 w[4]; /* prev, p1, p2, next in counter-clockwise order */
   for (int j = 0; j < 4; ++j) {
     int idx = ((k - 1 + j) % m + m) % m;
@@ -90,12 +97,13 @@ THR_HD int thr_orca_obstacle_lines(const thr_ctx *c, int i, thr_vec2 v, thr_orca
   thr_vec2 xi = c->x[i];
   float ri = c->radius[i], reach = prm->orca_horizon_obst * prm->max_speed + ri, r2 = reach * reach;
   float key_d[THR_ORCA_MAX_EDGES];
-  int key_o[THR_ORCA_MAX_EDGES], key_k[THR_ORCA_MAX_EDGES], m = 0;
+  int key_o[THR_ORCA_MAX_EDGES], key_k[THR_ORCA_MAX_EDGES], key_ccw[THR_ORCA_MAX_EDGES], m = 0;
   int cell = c->grid.cell_of[i];
   for (int t = ov->cell_offset[cell]; t < ov->cell_offset[cell + 1]; ++t) {
     int o = ov->cell_items[t], ne = thr_orca_edge_count(ov, o);
+    int ccw = ov->closed[o] && thr_orca_polygon_ccw(ov, o);
     for (int k = 0; k < ne; ++k) {
-      thr_orca_edge e = thr_orca_edge_of(ov, o, k);
+      thr_orca_edge e = thr_orca_edge_of(ov, o, k, ccw);
       /* only edges whose outer (right) side the agent is on: it cannot see
        * the back of a polygon's side or of a wall's other face (the spec's
        * neighbour rule leaves this out; without it the back face's
@@ -106,16 +114,17 @@ THR_HD int thr_orca_obstacle_lines(const thr_ctx *c, int i, thr_vec2 v, thr_orca
       int at = m < THR_ORCA_MAX_EDGES ? m : THR_ORCA_MAX_EDGES - 1;
       if (m == THR_ORCA_MAX_EDGES && !(d2 < key_d[at])) continue; /* (o, k) ascend: a tie keeps the earlier */
       while (at > 0 && d2 < key_d[at - 1]) {
-        key_d[at] = key_d[at - 1], key_o[at] = key_o[at - 1], key_k[at] = key_k[at - 1];
+        key_d[at] = key_d[at - 1], key_o[at] = key_o[at - 1];
+        key_k[at] = key_k[at - 1], key_ccw[at] = key_ccw[at - 1];
         --at;
       }
-      key_d[at] = d2, key_o[at] = o, key_k[at] = k;
+      key_d[at] = d2, key_o[at] = o, key_k[at] = k, key_ccw[at] = ccw;
       if (m < THR_ORCA_MAX_EDGES) ++m;
     }
   }
   int n = 0;
   for (int j = 0; j < m; ++j) {
-    thr_orca_edge e = thr_orca_edge_of(ov, key_o[j], key_k[j]);
+    thr_orca_edge e = thr_orca_edge_of(ov, key_o[j], key_k[j], key_ccw[j]);
     n += thr_orca_obstacle_line(lines, n, &e, xi, v, ri, prm->orca_horizon_obst, &lines[n]);
   }
   return n;
