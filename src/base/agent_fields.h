@@ -31,6 +31,10 @@
   FIELD(GOAL, goal, thr_vec2, STATE, OWNED, "personal goal point (goal_set == THR_GOALSET_PERSONAL)")       \
   FIELD(VNEW, vnew, thr_vec2, STEP, OWNED, "velocity (x* - x)/dt before XSPH (velocity pass -> finalize)")  \
   FIELD(SRD, srd, thr_vec2, STATE, OWNED, "Short Range Destination minus its formation's position [m]")        \
+  FIELD(VPREV, vprev, thr_vec2, STATE, OWNED, "velocity of the step before, v^(n-1) (ORCA forces) [m/s]")       \
+  FIELD(VF, vf, thr_vec2, STATE, OWNED, "velocity the net force alone implied last step, v^f (ORCA forces) [m/s]") \
+  FIELD(FSHARE, fshare, thr_vec2, STEP, OWNED, "inferred force handed on: each recipient's share, or the agent's own [N]") \
+  FIELD(FAXIS, faxis, thr_vec2, STEP, OWNED, "axis of the inferred force's cone (zero: kept by the agent itself)") \
   FIELD(ID, id, uint32_t, STATE, GHOST, "global id, unique over the whole simulation")                      \
   FIELD(RADIUS, radius, float, STATE, GHOST, "disk radius [m]")                                             \
   FIELD(INV_MASS, inv_mass, float, STATE, GHOST, "1 / mass")                                                \
@@ -52,7 +56,13 @@
   FIELD(VZ, vz, float, STATE, GHOST, "vertical velocity [m/s]")                                            \
   FIELD(GOAL_Z, goal_z, float, STATE, OWNED, "goal altitude (3D; NaN: the agent's own altitude) [m]")      \
   FIELD(VNEWZ, vnewz, float, STEP, OWNED, "vertical part of vnew [m/s]")                                    \
-  FIELD(PLANE, plane, int32_t, STEP, OWNED, "separation plane the agent prefers (avoidance.plane auto)")
+  FIELD(PLANE, plane, int32_t, STEP, OWNED, "separation plane the agent prefers (avoidance.plane auto)")   \
+  FIELD(FPUSH, fpush, float, STEP, OWNED, "push each pushed agent gets from this one, f_p / N_push [N]")      \
+  FIELD(FCONE, fcone, float, STEP, OWNED, "cosine of the half-angle of the inferred force's cone")            \
+  FIELD(BSTATE, bstate, int32_t, STATE, OWNED, "behaviour state (behaviors.states index; ORCA)")                \
+  FIELD(BTIME, btime, int32_t, STATE, OWNED, "steps spent in the behaviour state")                           \
+  FIELD(BSLOW, bslow, int32_t, STATE, OWNED, "steps the agent has walked slower than its state's slow speed") \
+  FIELD(LAPS, laps, int32_t, STATE, OWNED, "circuits completed around behaviors.center")
 
 /* Selectors for the life and ghost columns: THR_IF_<column>_<value>(code)
  * expands to code or to nothing. */

@@ -26,7 +26,7 @@ enum thr_field {
 };
 
 /* A set of fields as a bit mask (halo forwarding). */
-typedef uint32_t thr_field_mask;
+typedef uint64_t thr_field_mask;
 #define THR_FIELD_BIT(NAME) ((thr_field_mask)1 << THR_F_##NAME)
 
 /* The fields only 3D scenarios use (docs/3d.md). In a 2D run they hold 0
@@ -34,6 +34,12 @@ typedef uint32_t thr_field_mask;
 #define THR_FIELDS_3D                                                                                           \
   (THR_FIELD_BIT(Z) | THR_FIELD_BIT(PZ) | THR_FIELD_BIT(VZ) | THR_FIELD_BIT(GOAL_Z) | THR_FIELD_BIT(VNEWZ) | \
    THR_FIELD_BIT(PLANE))
+
+/* The fields only the ORCA model uses (docs/orca.md): 0 for every agent of
+ * a PBD scenario, left in place by its sorts like the 3D ones. */
+#define THR_FIELDS_ORCA                                                                                          \
+  (THR_FIELD_BIT(VPREV) | THR_FIELD_BIT(VF) | THR_FIELD_BIT(BSTATE) | THR_FIELD_BIT(BTIME) | THR_FIELD_BIT(BSLOW) | \
+   THR_FIELD_BIT(LAPS))
 
 typedef struct thr_agents {
   size_t n;       /* stored agents: owned, then ghosts */

@@ -58,6 +58,7 @@ typedef struct thr_block {
   thr_dist radius_dist; /* NORMAL: radius drawn from it instead of U(radius_min, radius_max) */
   thr_dist premove;     /* pre-movement time [s]: the agent stands until then (NONE: 0) */
   int route_kind;       /* enum thr_route_kind */
+  int bstate;           /* ORCA: behaviour state the agents start in (behaviors.states index) */
   int route;            /* THR_ROUTE_EXIT: exit index; THR_ROUTE_JOURNEY: journey index */
   int region;           /* layout polygon: polygon index in the scenario's regions */
   float density;        /* layout polygon: agents per m^2 of the region (count 0) */
@@ -109,6 +110,9 @@ typedef struct thr_scenario {
   thr_goal *goals;
   char (*goal_names)[64];
   int *goal_line;
+  /* behaviour states of ORCA agents (their parameters are in prm) */
+  char bstate_names[THR_MAX_BSTATES][64];
+  int bstate_line[THR_MAX_BSTATES];
   int n_sets;
   int *set_first; /* [n_sets + 1] */
   int *set_items;

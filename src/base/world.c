@@ -122,7 +122,7 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   if (prm->xsph_on) w->k_max = w->k_max > w->k_xsph ? w->k_max : w->k_xsph;
   if (prm->headway_on) w->k_max = w->k_max > w->k_headway ? w->k_max : w->k_headway;
   /* the ORCA model: neighbours within its range (agents are binned at x^n) */
-  w->k_orca = prm->model_kind == THR_MODEL_ORCA ? thr_rings(prm->orca_range, prm->skin, w->cell, most) : 0;
+  w->k_orca = prm->model_kind == THR_MODEL_ORCA ? thr_rings(prm->orca_range_max, prm->skin, w->cell, most) : 0;
   if (w->k_orca > w->k_max) w->k_max = w->k_orca;
   /* the congestion test of formations reads whole cells: its rings as given */
   w->k_formation = prm->formation_on ? (prm->fm_lookahead < most ? prm->fm_lookahead : most) : 0;

@@ -893,6 +893,7 @@ void thr_populate_agent(const thr_scenario *sc, const thr_world *w, int block, u
   r->z = r->pz = draw_range(sc->seed, id, STREAM_ALTITUDE, bk->altitude_min, bk->altitude_max);
   r->goal_z = sc->prm.dim3 ? bk->goal_altitude : 0.0f; /* NaN: its own altitude */
   r->group = bk->group;
+  r->bstate = bk->bstate;
   r->born = born;
   r->release = born + draw_dist(sc->seed, id, STREAM_PREMOVE, &bk->premove, 0.0f);
   set_goal(sc, bk, r);

@@ -60,7 +60,8 @@ static void plan_passes(thr_sim *s) {
     if (thr_pass_stage(k) == THR_STAGE_SOLVER && thr_pass_enabled(k, &s->prm))
       s->solver_passes[s->n_solver_passes++] = k;
     int stage = thr_pass_stage(k);
-    if ((stage == THR_STAGE_BEHAVIOUR || stage == THR_STAGE_PLAN) && thr_pass_enabled(k, &s->prm))
+    if ((stage == THR_STAGE_BEHAVIOUR || stage == THR_STAGE_UPDATE || stage == THR_STAGE_PLAN) &&
+        thr_pass_enabled(k, &s->prm))
       s->plan_passes[s->n_plan_passes++] = k;
   }
 }
@@ -266,10 +267,10 @@ void thr_sim_measure(thr_sim *s, thr_metrics *m) {
   }
   thr_decomp_forward(s->dc, s->be, thr_fields_3d(THR_FIELD_BIT(X), &s->prm)); /* ghosts' final positions */
   s->be->ops->measure(s->be, &p);
-  long sums[4] = {p.agents, p.at_goal, p.overlap_pairs, p.wall_penetrations};
+  long sums[6] = {p.agents, p.at_goal, p.overlap_pairs, p.wall_penetrations, p.lp_fallbacks, p.forced};
   int64_t speed = p.speed_sum_q;
   double maxes[3] = {p.max_overlap, p.max_overlap_ratio, p.max_wall_overlap};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 4, MPI_LONG, MPI_SUM, s->comm);
+  MPI_Allreduce(MPI_IN_PLACE, sums, 6, MPI_LONG, MPI_SUM, s->comm);
   MPI_Allreduce(MPI_IN_PLACE, &speed, 1, MPI_INT64_T, MPI_SUM, s->comm);
   MPI_Allreduce(MPI_IN_PLACE, maxes, 3, MPI_DOUBLE, MPI_MAX, s->comm);
   m->step = s->step;
@@ -278,6 +279,8 @@ void thr_sim_measure(thr_sim *s, thr_metrics *m) {
   m->at_goal = sums[1];
   m->overlap_pairs = sums[2];
   m->wall_penetrations = sums[3];
+  m->lp_fallbacks = sums[4];
+  m->forced = sums[5];
   m->mean_speed = sums[0] ? (double)speed * THR_SPEED_QUANTUM / (double)sums[0] : 0.0;
   m->max_overlap = maxes[0];
   m->max_overlap_ratio = maxes[1];

@@ -24,6 +24,8 @@ typedef struct thr_metrics {
   double max_overlap_ratio;
   long wall_penetrations;
   double max_wall_overlap;
+  long lp_fallbacks; /* ORCA: agents whose linear program had no feasible point (0 under PBD) */
+  long forced;       /* ORCA: agents a physical force acted on */
 } thr_metrics;
 
 typedef struct thr_sim {

@@ -2304,6 +2304,142 @@ static int read_catalyst(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
+/* ---- behaviour states (ORCA; 002 section 4) ---------------------------------- */
+
+static named bstates_named(const thr_scenario *sc, int n) {
+  return (named){"state", "behaviors.states", n, n ? sc->bstate_names[0] : NULL, sizeof sc->bstate_names[0],
+                 sc->bstate_line, sizeof(int)};
+}
+
+/* A state's goal: a goal's name (or a list of names: the nearest), `none`
+ * or `circulate`; absent: the agent keeps its goal. */
+static int read_bstate_goal(cfg *c, const thr_ynode *v, const char *path, thr_bstate *st) {
+  st->goal = THR_STATE_GOAL_KEEP;
+  if (!v) return 0;
+  if (v->kind == THR_Y_SCALAR && !strcmp(v->text, "none")) return st->goal = THR_STATE_GOAL_STAND, 0;
+  if (v->kind == THR_Y_SCALAR && !strcmp(v->text, "circulate")) return st->goal = THR_STATE_GOAL_CIRCULATE, 0;
+  thr_scenario *sc = c->sc;
+  thr_block tmp;
+  if (grow(&sc->set_first, (size_t)sc->n_sets + 2, sizeof *sc->set_first)) return fail(c, v, path, "out of memory");
+  int list = v->kind == THR_Y_SEQ;
+  if (list && !v->n) return fail(c, v, path, "expected a goal's name or a list of them, got an empty list");
+  if (add_goal_set(c, list ? (const thr_ynode *const *)v->items : &v, list ? v->n : 1, list, path, &tmp)) return -1;
+  st->goal = tmp.goal_set;
+  return 0;
+}
+
+static int read_bstate(cfg *c, const thr_ynode *item, const char *path, int i) {
+  char p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_params *prm = &sc->prm;
+  thr_bstate *st = &prm->bstates[i];
+  named states = bstates_named(sc, i + 1);
+  sc->bstate_line[i] = item_line(item);
+  st->speed = 1.0f, st->range = prm->orca_range, st->horizon = prm->orca_horizon, st->push = prm->push_mode;
+  if (item_map(c, item, path, "a map {name: NAME, goal: ..., speed: ..., push: ...}") || need_keys(c, item, path, -1) ||
+      read_item_name(c, item, path, sc->bstate_names[i], sizeof sc->bstate_names[i], &states, i) ||
+      read_key_into(c, item, path, "speed", &st->speed) || read_key_into(c, item, path, "neighbor_dist", &st->range) ||
+      read_key_into(c, item, path, "time_horizon", &st->horizon) || read_key_into(c, item, path, "push", &st->push))
+    return -1;
+  return read_bstate_goal(c, thr_ymap_get(item, "goal"), subkey(p, path, "goal"), st);
+}
+
+static int read_btrans(cfg *c, const thr_ynode *item, const char *path, int i) {
+  char p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_params *prm = &sc->prm;
+  thr_btrans *t = &prm->btrans[i];
+  named states = bstates_named(sc, prm->n_bstates);
+  memset(t, 0, sizeof *t);
+  if (item_map(c, item, path, "a map {from: STATE, to: STATE, after|arrived|region|laps|lap|chance|slow: ...}") ||
+      read_form(c, item, path, &t->kind) || need_keys(c, item, path, -1) ||
+      resolve_name(c, thr_ymap_get(item, "from"), subkey(p, path, "from"), &states, &t->from) ||
+      resolve_name(c, thr_ymap_get(item, "to"), subkey(p, path, "to"), &states, &t->to))
+    return -1;
+  float secs = 0.0f;
+  int flag = 0;
+  switch (t->kind) {
+    case THR_BT_AFTER:
+      if (read_key_into(c, item, path, "after", &secs)) return -1;
+      t->steps = (int)ceil((double)secs / (double)prm->dt - 1e-9);
+      return 0;
+    case THR_BT_ARRIVED:
+    case THR_BT_LAP:
+    case THR_BT_SLOW: {
+      const char *key = t->kind == THR_BT_LAP ? "lap" : t->kind == THR_BT_SLOW ? "slow" : "arrived";
+      if (read_key_into(c, item, path, key, &flag)) return -1;
+      if (!flag) return fail(c, thr_ymap_get(item, key), subkey(p, path, key), "only `true` is meaningful here");
+      return 0;
+    }
+    case THR_BT_REGION: {
+      thr_vec2 *pts;
+      int n;
+      if (read_points(c, thr_ymap_get(item, "region"), subkey(p, path, "region"), 0, &pts, &n)) return -1;
+      int bad = n != 2 || !(pts[0].x < pts[1].x) || !(pts[0].y < pts[1].y);
+      if (!bad) t->box[0] = pts[0].x, t->box[1] = pts[0].y, t->box[2] = pts[1].x, t->box[3] = pts[1].y;
+      free(pts);
+      return bad ? fail(c, thr_ymap_get(item, "region"), p, "expected [[x0, y0], [x1, y1]] with x0 < x1 and y0 < y1")
+                 : 0;
+    }
+    case THR_BT_LAPS:
+      return read_key_into(c, item, path, "laps", &t->laps);
+    case THR_BT_RANDOM:
+    default:
+      if (read_key_into(c, item, path, "chance", &secs)) return -1;
+      t->chance = secs * prm->dt; /* per step */
+      return 0;
+  }
+}
+
+/* behaviors (its scalar keys are read with the sections), and each agent
+ * block's `behavior`. */
+static int read_behaviors(cfg *c, const thr_ynode *root) {
+  char q[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_params *prm = &sc->prm;
+  const thr_ynode *m = thr_ymap_get(root, "behaviors"), *states, *trans;
+  if (!m || m->kind != THR_Y_MAP) return 0;
+  if (list_at(c, m, "states", "behaviors.states", "states ({name: NAME, ...})", &states) ||
+      list_at(c, m, "transitions", "behaviors.transitions", "transitions ({from: A, to: B, ...})", &trans))
+    return -1;
+  if (!states || !states->n) {
+    if (trans && trans->n)
+      return fail(c, trans, "behaviors.transitions", "there are no states to go between (behaviors.states)");
+    return 0;
+  }
+  if (!thr_ymap_get(m, "start")) prm->circ_start = v2_add(prm->circ_center, v2(1.0f, 0.0f));
+  if (states->n > THR_MAX_BSTATES)
+    return fail(c, states, "behaviors.states", "at most %d states, got %d", THR_MAX_BSTATES, states->n);
+  if (trans && trans->n > THR_MAX_BTRANS)
+    return fail(c, trans, "behaviors.transitions", "at most %d transitions, got %d", THR_MAX_BTRANS, trans->n);
+  for (int i = 0; i < states->n; ++i) {
+    prm->n_bstates = i + 1;
+    if (read_bstate(c, states->items[i], subindex(q, "behaviors.states", i), i)) return -1;
+  }
+  for (int i = 0; trans && i < trans->n; ++i) {
+    prm->n_btrans = i + 1;
+    if (read_btrans(c, trans->items[i], subindex(q, "behaviors.transitions", i), i)) return -1;
+  }
+  return 0;
+}
+
+/* agents[].behavior: the state each block's agents start in. */
+static int read_block_behaviors(cfg *c, const thr_ynode *root) {
+  char p[PATH_LEN], b[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  const thr_ynode *list = thr_ymap_get(root, "agents");
+  named states = bstates_named(sc, sc->prm.n_bstates);
+  for (int i = 0; list && list->kind == THR_Y_SEQ && i < list->n && i < sc->n_blocks; ++i) {
+    const thr_ynode *v = thr_ymap_get(list->items[i], "behavior");
+    if (!v) continue;
+    subkey(p, subindex(b, "agents", i), "behavior");
+    if (!sc->prm.n_bstates)
+      return fail(c, v, p, "there are no behaviour states (define them under behaviors.states)");
+    if (resolve_name(c, v, p, &states, &sc->blocks[i].bstate)) return -1;
+  }
+  return 0;
+}
+
 /* ---- formations ------------------------------------------------------------- */
 
 static int read_formation(cfg *c, const thr_ynode *item, const char *path, int i) {
@@ -2433,8 +2569,33 @@ static int set_orca(cfg *c, const thr_ynode *root) {
         prm->orca_horizon_obst != d.orca_horizon_obst)
       return fail(c, key_at(root, "orca", NULL), "orca",
                   "applies to model.kind: orca only (this scenario is pbd; give model: {kind: orca})");
+    if (prm->forces_on != d.forces_on || prm->restitution != d.restitution || prm->push_mode != d.push_mode ||
+        prm->push_gain != d.push_gain || prm->push_speed != d.push_speed || prm->slow_speed != d.slow_speed ||
+        prm->slow_time != d.slow_time || prm->k_thresh != d.k_thresh || prm->theta_d != d.theta_d ||
+        prm->theta_r != d.theta_r || prm->interact_margin != d.interact_margin ||
+        prm->contact_margin != d.contact_margin || prm->inferred_sign != d.inferred_sign)
+      return fail(c, key_at(root, "forces", NULL), "forces",
+                  "applies to model.kind: orca only (this scenario is pbd; give model: {kind: orca})");
+    if (prm->n_bstates)
+      return fail(c, key_at(root, "behaviors", NULL), "behaviors",
+                  "applies to model.kind: orca only (this scenario is pbd; give model: {kind: orca})");
     return 0;
   }
+  if (!(prm->k_thresh < 1.0f))
+    return fail(c, key_at(root, "forces", "k_thresh"), "forces.k_thresh",
+                "must be below 1 (a handed-on force must fade), got %g", (double)prm->k_thresh);
+  if (prm->theta_d > 180.0f || prm->theta_r > 180.0f)
+    return fail(c, key_at(root, "forces", prm->theta_d > 180.0f ? "theta_d" : "theta_r"),
+                prm->theta_d > 180.0f ? "forces.theta_d" : "forces.theta_r", "must be at most 180 degrees, got %g",
+                (double)(prm->theta_d > 180.0f ? prm->theta_d : prm->theta_r));
+  /* angles become cosines here, once: per-step code uses no trigonometry */
+  prm->cos_d = (float)cos((double)prm->theta_d * 3.14159265358979323846 / 180.0);
+  prm->cos_r = (float)cos((double)prm->theta_r * 3.14159265358979323846 / 180.0);
+  prm->slow_steps = (int)ceil((double)prm->slow_time / (double)prm->dt - 1e-9);
+  prm->rng_seed = (unsigned long long)c->sc->seed;
+  prm->orca_range_max = prm->orca_range; /* the ghost rings cover every state's range */
+  for (int k = 0; k < prm->n_bstates; ++k)
+    if (prm->bstates[k].range > prm->orca_range_max) prm->orca_range_max = prm->bstates[k].range;
   static const char *const pbd[] = {"solver", "contact", "long_range", "avoidance", "xsph", "headway", "walls",
                                     "stages", "journeys", "formations"};
   for (size_t k = 0; k < sizeof pbd / sizeof pbd[0]; ++k)
@@ -2486,6 +2647,7 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
       read_journeys(c, root))
     return -1;
   return read_agents(c, root) || read_sources(c, root) || read_formations(c, root) || read_measurement(c, root) ||
+                 read_behaviors(c, root) || read_block_behaviors(c, root) ||
                  check_output(c, root) || check_3d(c, root) || set_orca(c, root) ||
                  read_catalyst(c, root) ||
                  add_walls(c)

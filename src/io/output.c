@@ -281,7 +281,7 @@ int thr_output_open(thr_output *o, const char *dir, int metrics, int trajectory,
     if (thr_stream_open(&o->metrics, o->metrics_path, dir, "metrics.csv", err, errlen)) return -1;
     fprintf(o->metrics,
             "step,time,agents,at_goal,mean_speed,overlap_pairs,max_overlap,max_overlap_ratio,"
-            "wall_penetrations,max_wall_overlap\n");
+            "wall_penetrations,max_wall_overlap,lp_fallbacks,forced\n");
     if (thr_stream_check(o->metrics, o->metrics_path, err, errlen)) return -1;
   }
   if (trajectory) {
@@ -296,9 +296,9 @@ int thr_output_open(thr_output *o, const char *dir, int metrics, int trajectory,
 int thr_output_metrics(thr_output *o, const thr_metrics *m, char *err, size_t errlen) {
   if (!o->metrics) return 0;
   errno = 0;
-  fprintf(o->metrics, "%ld,%.6f,%ld,%ld,%.6f,%ld,%.6g,%.6g,%ld,%.6g\n", m->step, m->time, m->agents,
+  fprintf(o->metrics, "%ld,%.6f,%ld,%ld,%.6f,%ld,%.6g,%.6g,%ld,%.6g,%ld,%ld\n", m->step, m->time, m->agents,
           m->at_goal, m->mean_speed, m->overlap_pairs, m->max_overlap, m->max_overlap_ratio,
-          m->wall_penetrations, m->max_wall_overlap);
+          m->wall_penetrations, m->max_wall_overlap, m->lp_fallbacks, m->forced);
   return thr_stream_check(o->metrics, o->metrics_path, err, errlen);
 }
 

@@ -29,6 +29,8 @@ typedef struct thr_metrics_partial {
   long at_goal;
   long overlap_pairs;
   long wall_penetrations;
+  long lp_fallbacks; /* ORCA: agents whose linear program had no feasible point this step */
+  long forced;       /* ORCA: agents a physical force acted on this step */
   int64_t speed_sum_q; /* sum of speeds in units of THR_SPEED_QUANTUM: integer, so the sum
                           is the same whatever the order (ranks, threads) */
   double max_overlap;

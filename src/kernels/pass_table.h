@@ -5,6 +5,9 @@
  *   label     name in timings and profiles
  *   stage     BEHAVIOUR: runs once, first: agent_fn(c, i) returns the
  *                        agent's new formation clear-step count (fclear);
+ *             UPDATE:    runs once, first: agent_fn(c, a, i) updates agent i's
+ *                        own fields in the store a (reading only its own
+ *                        and its neighbours' start-of-step values);
  *             PLAN:      runs once, before the stability iterations: a new
  *                        x*_i from the plan of agent i and its neighbours'
  *                        start-of-step positions (agent_fn(c, a, i) returns it);
@@ -37,6 +40,11 @@
   PASS(FORMATION_STATE, "formation_state", BEHAVIOUR, thr_agent_formation_clear, THR_NO_3D, prm->formation_on, 0)  \
   PASS(PLANE_CHOICE, "plane_choice", BEHAVIOUR, thr_agent_plane_choice, THR_NO_3D,                              \
     prm->dim3 && prm->avoidance_on && prm->av_plane == THR_PLANE_AUTO, THR_FIELD_BIT(PLANE))                     \
+  PASS(BEHAVIOR, "behavior", UPDATE, thr_agent_behavior, THR_NO_3D,                                               \
+    prm->model_kind == THR_MODEL_ORCA, 0)          \
+  PASS(ORCA_FORCES, "orca_forces", UPDATE, thr_agent_orca_forces_out, THR_NO_3D,                                  \
+    prm->model_kind == THR_MODEL_ORCA && prm->forces_on,                                                         \
+    THR_FIELD_BIT(FPUSH) | THR_FIELD_BIT(FSHARE) | THR_FIELD_BIT(FAXIS) | THR_FIELD_BIT(FCONE))                  \
   PASS(HEADWAY, "headway", PLAN, thr_agent_headway, THR_NO_3D, prm->headway_on, THR_FIELD_BIT(P))              \
   PASS(ORCA, "orca", PLAN, thr_agent_orca, THR_NO_3D, prm->model_kind == THR_MODEL_ORCA, 0)                      \
   PASS(STABILITY, "stability", STABILITY, thr_agent_stability, thr_agent_stability3, 1,                          \
@@ -57,9 +65,10 @@ enum thr_pass_kind {
   THR_PASS_COUNT
 };
 
-enum thr_pass_stage { THR_STAGE_BEHAVIOUR, THR_STAGE_PLAN, THR_STAGE_STABILITY, THR_STAGE_SOLVER, THR_STAGE_VELOCITY, THR_STAGE_FINAL };
+enum thr_pass_stage { THR_STAGE_BEHAVIOUR, THR_STAGE_UPDATE, THR_STAGE_PLAN, THR_STAGE_STABILITY, THR_STAGE_SOLVER, THR_STAGE_VELOCITY, THR_STAGE_FINAL };
 
 #define THR_IF_SOLVER_BEHAVIOUR(...)
+#define THR_IF_SOLVER_UPDATE(...)
 #define THR_IF_SOLVER_PLAN(...)
 #define THR_IF_SOLVER_STABILITY(...)
 #define THR_IF_SOLVER_SOLVER(...) __VA_ARGS__
@@ -89,6 +98,7 @@ THR_HD thr_vec3 thr_pass_solver_agent3(int kind, const thr_ctx *c, int i) {
 }
 
 #define THR_IF_PLAN_BEHAVIOUR(...)
+#define THR_IF_PLAN_UPDATE(...)
 #define THR_IF_PLAN_PLAN(...) __VA_ARGS__
 #define THR_IF_PLAN_STABILITY(...)
 #define THR_IF_PLAN_SOLVER(...)
@@ -107,6 +117,7 @@ THR_HD thr_vec2 thr_pass_plan_agent(int kind, const thr_ctx *c, const thr_agents
 }
 
 #define THR_IF_BEHAVIOUR_BEHAVIOUR(...) __VA_ARGS__
+#define THR_IF_BEHAVIOUR_UPDATE(...)
 #define THR_IF_BEHAVIOUR_PLAN(...)
 #define THR_IF_BEHAVIOUR_STABILITY(...)
 #define THR_IF_BEHAVIOUR_SOLVER(...)
@@ -121,6 +132,25 @@ THR_HD int thr_pass_behaviour_agent(int kind, const thr_ctx *c, int i) {
 #undef THR_X
     default:
       return c->fclear[i];
+  }
+}
+
+#define THR_IF_UPDATE_BEHAVIOUR(...)
+#define THR_IF_UPDATE_UPDATE(...) __VA_ARGS__
+#define THR_IF_UPDATE_PLAN(...)
+#define THR_IF_UPDATE_STABILITY(...)
+#define THR_IF_UPDATE_SOLVER(...)
+#define THR_IF_UPDATE_VELOCITY(...)
+#define THR_IF_UPDATE_FINAL(...)
+
+/* An UPDATE pass for agent i (a: the store, owned agents then ghosts). */
+THR_HD void thr_pass_update_agent(int kind, const thr_ctx *c, const thr_agents *a, int i) {
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) THR_IF_UPDATE_##stage(case THR_PASS_##NAME : fn(c, a, i); break;)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      break;
   }
 }
 
@@ -139,6 +169,12 @@ static inline thr_field_mask thr_fields_3d(thr_field_mask m, const thr_params *p
   if (m & THR_FIELD_BIT(V)) m |= THR_FIELD_BIT(VZ);
   if (m & THR_FIELD_BIT(VNEW)) m |= THR_FIELD_BIT(VNEWZ);
   return m;
+}
+
+/* The fields a scenario never sets (all 0): the 3D ones in 2D, the ORCA
+ * ones under PBD. Sorts leave them in place. */
+static inline thr_field_mask thr_fields_idle(const thr_params *prm) {
+  return (prm->dim3 ? 0 : THR_FIELDS_3D) | (prm->model_kind == THR_MODEL_ORCA ? 0 : THR_FIELDS_ORCA);
 }
 
 /* ---- host side: what the driver and the backends ask of the table ---- */

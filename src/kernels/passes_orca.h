@@ -1,22 +1,25 @@
-/* The ORCA model's per-agent work (seed paper 002 without its physical
- * forces yet; spec seed-002-orca-forces.md §3.1-3.3; docs/orca.md): the
- * agent's preferred velocity from the shared planner, its nearest
- * neighbours in (distance, id) order, their half-planes, and the linear
- * program (orca.h). It runs as a PLAN pass: x* = x + dt v_new, from which
- * the velocity and final passes of the step take v and x as for PBD. */
+/* The ORCA model's per-agent work (seed paper 002; spec
+ * seed-002-orca-forces.md §3.1-3.6; docs/orca.md): the behaviour state
+ * machine (an UPDATE pass), the forces an agent hands on (pass A, UPDATE),
+ * and its velocity (pass B, PLAN): the preferred velocity of its state,
+ * the net force and its half-plane, its nearest neighbours in (distance,
+ * id) order and their half-planes, and the linear program (orca.h).
+ * x* = x + dt v_new, from which the velocity and final passes of the step
+ * take v and x as for PBD. */
 #ifndef THRONG_PASSES_ORCA_H
 #define THRONG_PASSES_ORCA_H
 
 #include "orca.h"
 #include "passes.h"
+#include "rng.h"
 
-/* The nearest neighbours of agent i closer than prm.orca_range (start of
+/* The nearest neighbours of agent i closer than range (start of
  * step), at most prm.orca_neighbors, ordered by (squared distance, id):
  * the same set in the same order whatever the rank or the scan order.
  * Returns their number; their indices in nb. */
-THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, int *nb) {
+THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, float range, int *nb) {
   const thr_params *prm = &c->prm;
-  float key_d[THR_ORCA_MAX_NEIGHBORS], r2 = prm->orca_range * prm->orca_range;
+  float key_d[THR_ORCA_MAX_NEIGHBORS], r2 = range * range;
   uint32_t key_id[THR_ORCA_MAX_NEIGHBORS];
   int m = 0, cap = prm->orca_neighbors < THR_ORCA_MAX_NEIGHBORS ? prm->orca_neighbors : THR_ORCA_MAX_NEIGHBORS;
   thr_vec2 xi = c->x[i];
@@ -130,25 +133,256 @@ THR_HD int thr_orca_obstacle_lines(const thr_ctx *c, int i, thr_vec2 v, thr_orca
   return n;
 }
 
-/* Agent i's ORCA step: the permitted velocity closest to its preferred
- * one within the disc of model.max_speed, the obstacle half-planes hard
- * (never given up for the others); returns x* = x + dt v_new. */
+/* ---- behaviour states (002 section 4; spec 3.6) ----------------------------- */
+
+/* The state an ORCA agent is in as a parameter set: the scenario's when
+ * it has no behaviour states. */
+THR_HD thr_bstate thr_orca_state(const thr_ctx *c, const thr_agents *a, int i) {
+  const thr_params *prm = &c->prm;
+  if (prm->n_bstates > 0) return prm->bstates[a->bstate[i]];
+  thr_bstate s;
+  s.goal = THR_STATE_GOAL_KEEP;
+  s.speed = 1.0f;
+  s.range = prm->orca_range;
+  s.horizon = prm->orca_horizon;
+  s.push = prm->push_mode;
+  return s;
+}
+
+/* The step number of this step (time / dt, the same bits on every backend). */
+THR_HD uint64_t thr_orca_step(const thr_ctx *c) { return (uint64_t)(c->ev.time / c->prm.dt + 0.5f); }
+
+/* Did the agent cross the lap line (the ray from behaviors.center through
+ * behaviors.start) counter-clockwise during the last step (x - dt v -> x)?
+ * Signs of cross products only: no trigonometry. */
+THR_HD int thr_orca_lap_crossed(const thr_params *prm, thr_vec2 x, thr_vec2 v) {
+  thr_vec2 c = prm->circ_center;
+  thr_vec2 b = v2_sub(prm->circ_start, c);
+  thr_vec2 now = v2_sub(x, c), before = v2_sub(v2_sub(x, v2_scale(v, prm->dt)), c);
+  return thr_det(b, before) < 0.0f && thr_det(b, now) >= 0.0f && v2_dot(now, b) > 0.0f;
+}
+
+/* Does transition t fire for agent i this step (lap: it has just closed a
+ * circuit)? */
+THR_HD int thr_orca_transition_fires(const thr_ctx *c, const thr_agents *a, int i, const thr_btrans *t, int lap) {
+  thr_vec2 x = a->x[i];
+  switch (t->kind) {
+    case THR_BT_AFTER:
+      return a->btime[i] >= t->steps;
+    case THR_BT_ARRIVED:
+      return (a->flags[i] & THR_FLAG_AT_GOAL) != 0;
+    case THR_BT_REGION:
+      return x.x >= t->box[0] && x.y >= t->box[1] && x.x <= t->box[2] && x.y <= t->box[3];
+    case THR_BT_LAPS:
+      return a->laps[i] >= t->laps;
+    case THR_BT_LAP:
+      return lap;
+    case THR_BT_SLOW:
+      return a->bslow[i] >= c->prm.slow_steps;
+    case THR_BT_RANDOM:
+      return thr_rng_uniform(c->prm.rng_seed, a->id[i], thr_orca_step(c), 0x6273u + (uint32_t)(t - c->prm.btrans)) <
+             t->chance;
+    default:
+      return 0;
+  }
+}
+
+/* The behaviour pass (UPDATE, before the forces): the agent's timers, its
+ * lap count, then the first transition of its state that holds (file
+ * order; at most one a step). Entering a state with a goal sets the
+ * agent's goal set (walked to straight: its route is dropped) and forgets
+ * the old arrival. Reads and writes agent i
+ * only. */
+THR_HD void thr_agent_behavior(const thr_ctx *c, const thr_agents *a, int i) {
+  const thr_params *prm = &c->prm;
+  thr_bstate st = thr_orca_state(c, a, i);
+  a->bslow[i] = v2_len(a->v[i]) < prm->slow_speed ? a->bslow[i] + 1 : 0;
+  if (prm->n_bstates == 0) return;
+  a->btime[i] += 1;
+  int lap = st.goal == THR_STATE_GOAL_CIRCULATE && thr_orca_lap_crossed(prm, a->x[i], a->v[i]);
+  a->laps[i] += lap;
+  for (int k = 0; k < prm->n_btrans; ++k) {
+    const thr_btrans *t = &prm->btrans[k];
+    if (t->from != a->bstate[i] || !thr_orca_transition_fires(c, a, i, t, lap)) continue;
+    a->bstate[i] = t->to;
+    a->btime[i] = 0;
+    a->bslow[i] = 0;
+    int g = prm->bstates[t->to].goal;
+    if (g != THR_STATE_GOAL_KEEP) { /* the state's goal, straight (no distance field) */
+      a->goal_set[i] = g >= 0 ? g : THR_GOALSET_NONE;
+      a->route[i] = -1;
+      a->flags[i] &= ~(uint32_t)THR_FLAG_AT_GOAL;
+    }
+    break;
+  }
+}
+
+/* Agent i's preferred velocity in its state: the planner's, scaled by the
+ * state's speed; none standing; counter-clockwise around behaviors.center
+ * (with a pull towards behaviors.radius) circulating. */
+THR_HD thr_vec2 thr_orca_preferred(const thr_ctx *c, const thr_agents *a, int i, const thr_bstate *st) {
+  const thr_params *prm = &c->prm;
+  if (st->goal == THR_STATE_GOAL_STAND || c->ev.time < a->release[i]) return v2(0.0f, 0.0f);
+  if (st->goal == THR_STATE_GOAL_CIRCULATE) {
+    thr_vec2 r = v2_sub(a->x[i], prm->circ_center);
+    float d = v2_len(r);
+    if (!(d > 0.0f)) return v2(0.0f, 0.0f);
+    thr_vec2 u = v2_scale(r, 1.0f / d);
+    thr_vec2 dir = thr_perp_left(u);
+    if (prm->circ_radius > 0.0f) dir = v2_add(dir, v2_scale(u, prm->circ_inward * (prm->circ_radius - d)));
+    return v2_scale(dir, a->pref_speed[i] * st->speed / v2_len(dir));
+  }
+  return v2_scale(thr_agent_plan(c, a, i).vp, st->speed);
+}
+
+/* ---- physical forces (002 section 3.3; spec 2.4, 3.1 passes A and B) ---- */
+
+enum { THR_FLAG_FORCED = 16u,      /* an external force acted on the agent last step (eq. 9) */
+       THR_FLAG_LP_FALLBACK = 32u }; /* its linear program had no feasible point last step */
+
+/* Does pusher i (x_i, v_i, r_i) push agent k (x_k, r_k)? Its next position
+ * x_i + dt v_i would touch k (within the interaction margin). One function
+ * for the pusher's count and the pushed agent's test. */
+THR_HD int thr_orca_pushes(const thr_params *prm, thr_vec2 xi, thr_vec2 vi, float ri, thr_vec2 xk, float rk) {
+  thr_vec2 d = v2_sub(xk, v2_add(xi, v2_scale(vi, prm->dt)));
+  float R = ri + rk + prm->interact_margin;
+  return v2_len2(d) < R * R;
+}
+
+/* Does agent i push this step (its state's push mode)? */
+THR_HD int thr_orca_is_pusher(const thr_ctx *c, const thr_agents *a, int i, const thr_bstate *st) {
+  return st->push == THR_PUSH_ALWAYS || (st->push == THR_PUSH_WHEN_SLOW && a->bslow[i] >= c->prm.slow_steps);
+}
+
+/* Unit vector along a, or zero. */
+THR_HD thr_vec2 thr_orca_dir(thr_vec2 a) {
+  float l = v2_len(a);
+  return l > 0.0f ? v2_scale(a, 1.0f / l) : v2(0.0f, 0.0f);
+}
+
+/* Pass A (UPDATE): what agent i hands on this step. Its push f_p shared
+ * among the agents it pushes (fpush), and the force inferred from how its
+ * velocity changed last step (deceleration, eq. 8, or resistance to a
+ * force, eq. 9) shared among the interacting neighbours in its cone as
+ * their reaction (fshare, faxis, fcone), or kept by itself when none
+ * (faxis zero). The counts are the sender's: ghosts get the shares by
+ * halo forwarding. */
+THR_HD void thr_agent_orca_forces_out(const thr_ctx *c, const thr_agents *a, int i) {
+  const thr_params *prm = &c->prm;
+  thr_bstate st = thr_orca_state(c, a, i);
+  thr_vec2 xi = c->x[i], vi = c->v[i];
+  float ri = c->radius[i], w = c->inv_mass[i], mass = w > 0.0f ? 1.0f / w : 0.0f;
+  float fp = 0.0f;
+  if (mass > 0.0f && thr_orca_is_pusher(c, a, i, &st)) {
+    float speed = prm->push_speed ? v2_len(thr_orca_preferred(c, a, i, &st)) : v2_len(vi);
+    fp = prm->push_gain * mass * speed;
+  }
+  int forced = (a->flags[i] & THR_FLAG_FORCED) != 0;
+  thr_vec2 F = forced ? thr_orca_resistive_force(vi, a->vf[i], mass, prm->k_thresh, prm->dt, 1)
+                      : thr_orca_deceleration_force(vi, a->vprev[i], mass, prm->k_thresh, prm->cos_d, prm->dt, 0);
+  thr_vec2 axis = thr_orca_dir(forced ? a->vf[i] : a->vprev[i]);
+  float cos_t = forced ? prm->cos_r : prm->cos_d;
+  int has_f = v2_len2(F) > 0.0f && v2_len2(axis) > 0.0f;
+  int n_push = 0, n_cone = 0;
+  if (fp > 0.0f || has_f) {
+    thr_nbr_iter it;
+    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_orca);
+    for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+      if (j == i) continue;
+      n_push += fp > 0.0f && thr_orca_pushes(prm, xi, vi, ri, c->x[j], c->radius[j]);
+      n_cone += has_f && thr_orca_in_cone(axis, v2_sub(c->x[j], xi), ri + c->radius[j], prm->interact_margin, cos_t);
+    }
+  }
+  a->fpush[i] = n_push > 0 ? fp / (float)n_push : 0.0f;
+  if (n_cone > 0) {
+    a->fshare[i] = v2_scale(F, (prm->inferred_sign ? 1.0f : -1.0f) / (float)n_cone);
+    a->faxis[i] = axis;
+    a->fcone[i] = cos_t;
+  } else {
+    a->fshare[i] = F;
+    a->faxis[i] = v2(0.0f, 0.0f);
+    a->fcone[i] = 2.0f;
+  }
+}
+
+/* Pass B's net force on agent k (eq. 10): what it kept of its own inferred
+ * force, collisions with neighbours (eq. 6) and walls (the same with an
+ * immovable wall), pushes (eq. 5) and inferred-force shares it receives,
+ * summed in canonical neighbour order. Every pair predicate is the
+ * sender's function with the sender first. */
+THR_HD thr_vec2 thr_orca_net_force(const thr_ctx *c, const thr_agents *a, int k) {
+  const thr_params *prm = &c->prm;
+  thr_vec2 xk = c->x[k], vk = c->v[k];
+  float rk = c->radius[k], wk = c->inv_mass[k];
+  thr_vec2 f = v2_len2(a->faxis[k]) > 0.0f ? v2(0.0f, 0.0f) : a->fshare[k];
+  thr_nbr_iter it;
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[k], c->k_orca);
+  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
+    if (j == k) continue;
+    thr_vec2 xj = c->x[j];
+    float R = rk + c->radius[j], col = R + prm->contact_margin;
+    if (v2_len2(v2_sub(xk, xj)) < col * col)
+      f = v2_add(f, thr_orca_collision_force(xk, vk, wk, xj, c->v[j], c->inv_mass[j], prm->restitution, prm->dt,
+                                             thr_tie(c->id[k], c->id[j])));
+    if (a->fpush[j] > 0.0f && thr_orca_pushes(prm, xj, c->v[j], c->radius[j], xk, rk))
+      f = v2_add(f, thr_orca_push_force(xj, c->v[j], a->fpush[j], 1, xk, prm->dt));
+    if (v2_len2(a->faxis[j]) > 0.0f && thr_orca_in_cone(a->faxis[j], v2_sub(xk, xj), R, prm->interact_margin, a->fcone[j]))
+      f = v2_add(f, a->fshare[j]);
+  }
+  if (prm->walls_on && wk > 0.0f) {
+    const thr_obstacle_view *ov = &c->obs;
+    int cell = c->grid.cell_of[k];
+    for (int t = ov->cell_offset[cell]; t < ov->cell_offset[cell + 1]; ++t) {
+      float dist;
+      thr_vec2 n;
+      if (!thr_obstacle_distance(ov, ov->cell_items[t], xk, xk, &dist, &n) || !(dist < rk + prm->contact_margin))
+        continue;
+      float vn = v2_dot(vk, n);
+      if (vn < 0.0f) f = v2_add(f, v2_scale(n, -(1.0f + prm->restitution) * vn / wk / prm->dt));
+    }
+  }
+  return f;
+}
+
+/* Pass B (PLAN): agent i's ORCA step: the permitted velocity closest to its
+ * preferred one within the disc of model.max_speed (or of the speed the
+ * force implies, when larger), the obstacle half-planes hard (never given
+ * up for the others), then the force constraint and the neighbours' half-
+ * planes. Records v^(n-1), v^f and the flags of eq. 9 and of the fallback;
+ * returns x* = x + dt v_new. */
 THR_HD thr_vec2 thr_agent_orca(const thr_ctx *c, const thr_agents *a, int i) {
   const thr_params *prm = &c->prm;
-  thr_plan pl = thr_agent_plan(c, a, i);
+  thr_bstate st = thr_orca_state(c, a, i);
+  thr_vec2 vp = thr_orca_preferred(c, a, i, &st);
   int nb[THR_ORCA_MAX_NEIGHBORS];
-  thr_orca_line lines[THR_ORCA_MAX_EDGES + THR_ORCA_MAX_NEIGHBORS], scratch[THR_ORCA_MAX_EDGES + THR_ORCA_MAX_NEIGHBORS];
+  thr_orca_line lines[THR_ORCA_MAX_EDGES + 1 + THR_ORCA_MAX_NEIGHBORS],
+      scratch[THR_ORCA_MAX_EDGES + 1 + THR_ORCA_MAX_NEIGHBORS];
   thr_vec2 xi = c->x[i], vi = c->v[i];
-  float ri = c->radius[i];
-  int hard = prm->walls_on && c->obs.n > 0 ? thr_orca_obstacle_lines(c, i, vi, lines) : 0;
-  int m = thr_orca_neighbors(c, i, nb);
+  float ri = c->radius[i], vmax = prm->max_speed;
+  int hard = prm->walls_on && c->obs.n > 0 ? thr_orca_obstacle_lines(c, i, vi, lines) : 0, n = hard;
+  thr_vec2 vf = vi;
+  int forced = 0;
+  if (prm->forces_on) {
+    thr_vec2 f = thr_orca_net_force(c, a, i);
+    vf = v2_add(vi, v2_scale(f, c->inv_mass[i] * prm->dt));
+    forced = thr_orca_force_line(vf, f, &lines[n]);
+    n += forced;
+    if (forced && v2_len(vf) > vmax) vmax = v2_len(vf);
+  }
+  int m = thr_orca_neighbors(c, i, st.range, nb);
   for (int k = 0; k < m; ++k) {
     int j = nb[k];
-    lines[hard + k] = thr_orca_agent_line(xi, vi, ri, c->x[j], c->v[j], c->radius[j], prm->orca_horizon, prm->dt,
-                                          prm->orca_share);
+    lines[n + k] = thr_orca_agent_line(xi, vi, ri, c->x[j], c->v[j], c->radius[j], st.horizon, prm->dt,
+                                       prm->orca_share);
   }
   thr_vec2 v;
-  thr_orca_solve(lines, hard + m, hard, prm->max_speed, pl.vp, scratch, &v);
+  int ok = thr_orca_solve(lines, n + m, hard, vmax, vp, scratch, &v);
+  if (prm->forces_on) {
+    a->vprev[i] = vi;
+    a->vf[i] = vf;
+  }
+  uint32_t fl = a->flags[i] & ~(uint32_t)(THR_FLAG_FORCED | THR_FLAG_LP_FALLBACK);
+  a->flags[i] = fl | (forced ? (uint32_t)THR_FLAG_FORCED : 0u) | (ok ? 0u : (uint32_t)THR_FLAG_LP_FALLBACK);
   return v2_add(xi, v2_scale(v, prm->dt));
 }
 

@@ -19,6 +19,7 @@ static int setup_backend(void);
 
 #include "kernels/backend_comm.h"
 #include "kernels/context.h"
+#include "kernels/pass_table.h"
 #include "kernels/rng.h"
 
 /* The default CUDA build trades the last bits for speed (docs/backends.md). */
@@ -614,11 +615,13 @@ static void pattern_agents(fixture *f, int n) {
 /* Migration: extracted records hold every STATE field; appended records
  * reappear with all of them. */
 THR_TEST(records_carry_every_state_field) {
-  /* 2D runs leave the 3D fields (all 0 there) out of sorts: checked in 3D */
-  for (int dim3 = 0; dim3 < 2; ++dim3) {
+  /* runs leave the fields they never set out of sorts (2D the 3D ones, PBD
+   * the ORCA ones): each checked where it is used */
+  for (int mode = 0; mode < 3; ++mode) {
     fixture f;
     fixture_init(&f, 0);
-    f.prm.dim3 = dim3;
+    f.prm.dim3 = mode == 1;
+    f.prm.model_kind = mode == 2 ? THR_MODEL_ORCA : THR_MODEL_PBD;
     f.prm.z_max = 10.0f;
     pattern_agents(&f, 6);
     thr_backend *b = make_backend();
@@ -640,7 +643,7 @@ THR_TEST(records_carry_every_state_field) {
     CHECK(got.n == 6);
     int order[6] = {0, 2, 3, 5, 1, 4}; /* the rest keep their order, the returned come last */
     for (int fld = 0; fld < THR_F_COUNT; ++fld)
-      if (thr_field_table[fld].state && (dim3 || !(THR_FIELDS_3D & ((thr_field_mask)1 << fld))))
+      if (thr_field_table[fld].state && !(thr_fields_idle(&f.prm) & ((thr_field_mask)1 << fld)))
         for (int k = 0; k < 6; ++k) CHECK(field_equal(&got, (size_t)k, &f.a, (size_t)order[k], fld));
     thr_agents_free(&one);
     thr_agents_free(&got);

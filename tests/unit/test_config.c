@@ -486,7 +486,7 @@ THR_TEST(set_errors) {
   FAILS_SET(base, "agents[x].count=3", "--set agents[x].count=3: bad key 'agents[x].count'");
   FAILS_SET(base, "solvr.iterations=3",
             "--set solvr.iterations=3: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, "
-            "time, solver, model, headway, contact, long_range, avoidance, walls, xsph, orca, neighbors, decomposition, goals, "
+            "time, solver, model, headway, contact, long_range, avoidance, walls, xsph, orca, forces, behaviors, neighbors, decomposition, goals, "
             "obstacles, exits, routing, stages, journeys, agents, sources, formations, measurement, output, catalyst); did you mean "
             "'solver'?");
   FAILS_SET(base, "solver.iteratons=3",
@@ -602,7 +602,7 @@ THR_TEST(messages_escape_input) {
 THR_TEST(unknown_keys) {
   FAILS(WORLD "solvr: {iterations: 3}\n" AGENTS,
         ":2:1: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, time, solver, model, "
-        "headway, contact, long_range, avoidance, walls, xsph, orca, neighbors, decomposition, goals, obstacles, exits, routing, "
+        "headway, contact, long_range, avoidance, walls, xsph, orca, forces, behaviors, neighbors, decomposition, goals, obstacles, exits, routing, "
         "stages, journeys, agents, sources, formations, measurement, output, catalyst); did you mean 'solver'?");
   FAILS(WORLD "solver: {iteratons: 3}\n" AGENTS,
         ":2:10: solver: unknown key 'iteratons' (known keys here: stability_iterations, iterations, omega); "
@@ -618,7 +618,7 @@ THR_TEST(unknown_keys_nested) {
   FAILS(WORLD "agents:\n  - " GRID ", sped: 1}\n",
         ":3:64: agents[0]: unknown key 'sped' (known keys here: name, layout, min, max, center, radius, semi_axes, "
         "polygon, points, points_file, scale, offset, rows, cols, spacing, count, density, jitter, speed, "
-        "agent_radius, mass, group, goal, altitude, premovement, exit, journey); did you mean 'speed'?");
+        "agent_radius, mass, group, goal, altitude, premovement, behavior, exit, journey); did you mean 'speed'?");
   FAILS(WORLD "goals:\n  - {name: a, pont: [1, 2]}\n" AGENTS,
         ":3:15: goals[0]: unknown key 'pont' (known keys here: name, point, rect, disk); did you mean 'point'?");
   FAILS(WORLD "obstacles:\n  - segmnt: [[0, 0], [1, 1]]\n" AGENTS,

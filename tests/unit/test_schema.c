@@ -401,10 +401,10 @@ static void default_set(const thr_key *k, char *buf, size_t len) {
 /* A file that gives every default explicitly loads as one that gives none. */
 THR_TEST(spelled_out_defaults_change_nothing) {
   static thr_scenario plain, spelled;
-  static char sets[128][96];
-  const char *set_ptrs[128];
+  static char sets[256][96];
+  const char *set_ptrs[256];
   int n = 0;
-  for (size_t i = 0; i < thr_schema_len && n < 128; ++i) {
+  for (size_t i = 0; i < thr_schema_len && n < 256; ++i) {
     const thr_key *k = &thr_schema[i];
     /* goal.jitter alone is no goal: a goal map needs a point; the items of
      * the other lists (exits, stages, sources) need keys without defaults;

@@ -328,7 +328,7 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
   thr_ctx c = make_ctx(s);
   thr_part_range r = thr_parts_select(&s->parts, a->n_owned, part);
   int stage = thr_pass_stage(kind);
-  if (c.prm.dim3 && stage != THR_STAGE_BEHAVIOUR && stage != THR_STAGE_PLAN) {
+  if (c.prm.dim3 && stage != THR_STAGE_BEHAVIOUR && stage != THR_STAGE_UPDATE && stage != THR_STAGE_PLAN) {
     cpu_pass3(b, &c, kind, part, r);
     thr_pass_commit(a, &s->x2, &s->p2, &s->z2, &s->pz2, 1, kind, part);
     return;
@@ -343,6 +343,10 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
       }
       break;
     }
+    case THR_STAGE_UPDATE: /* in place: an agent writes only its own fields */
+#pragma omp parallel for schedule(static)
+      for (long t = 0; t < r.n; ++t) thr_pass_update_agent(kind, &c, a, (int)THR_PART_AGENT(r, t));
+      break;
     case THR_STAGE_PLAN:
 #pragma omp parallel for schedule(static)
       for (long t = 0; t < r.n; ++t) {
@@ -447,14 +451,16 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
   thr_ctx c = make_ctx(s);
   thr_agents *a = &s->a;
   long n = (long)a->n_owned;
-  long at_goal = 0, pairs = 0, walls = 0;
+  long at_goal = 0, pairs = 0, walls = 0, fallbacks = 0, forced = 0;
   int64_t speed_q = 0;
   double max_ov = 0.0, max_rel = 0.0, max_wall = 0.0;
-#pragma omp parallel for schedule(static) reduction(+ : at_goal, pairs, walls, speed_q) \
+#pragma omp parallel for schedule(static) reduction(+ : at_goal, pairs, walls, speed_q, fallbacks, forced) \
     reduction(max : max_ov, max_rel, max_wall)
   for (long i = 0; i < n; ++i) {
     thr_agent_metrics m = thr_agent_measure(&c, (int)i);
     at_goal += (a->flags[i] & THR_FLAG_AT_GOAL) ? 1 : 0;
+    fallbacks += (a->flags[i] & THR_FLAG_LP_FALLBACK) ? 1 : 0;
+    forced += (a->flags[i] & THR_FLAG_FORCED) ? 1 : 0;
     pairs += m.overlaps;
     walls += m.wall_overlap > 0.0f ? 1 : 0;
     speed_q += thr_speed_quanta(thr_agent_speed(&c, (int)i));
@@ -464,6 +470,8 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
   }
   out->agents = n;
   out->at_goal = at_goal;
+  out->lp_fallbacks = fallbacks;
+  out->forced = forced;
   out->overlap_pairs = pairs;
   out->wall_penetrations = walls;
   out->speed_sum_q = speed_q;

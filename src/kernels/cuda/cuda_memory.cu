@@ -159,13 +159,15 @@ void thr_cuda_gather(cuda_state *s, void *dst, const void *src, const int *idx, 
 }
 
 /* Agents [0, n): new slot k receives old agent perm[k], every STATE field
- * (in 2D not the 3D fields: all 0, 1.5 % of a 2D step at 10^7 agents).
+ * but those the scenario never sets (thr_fields_idle: in 2D the 3D fields,
+ * all 0, were 1.5 % of a 2D step at 10^7 agents).
  * The gathered array swaps places with the scratch array of its size. */
 void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n) {
   if (n == 0) return;
+  thr_field_mask idle = thr_fields_idle(&s->base.prm);
   for (int f = 0; f < THR_F_COUNT; ++f) {
     if (!thr_field_table[f].state) continue;
-    if (!s->base.prm.dim3 && (THR_FIELDS_3D & ((thr_field_mask)1 << f))) continue;
+    if (idle & ((thr_field_mask)1 << f)) continue;
     size_t elem;
     void **ptr = thr_agents_field(&s->a, f, &elem);
     void **tmp = scratch_for(s, elem);

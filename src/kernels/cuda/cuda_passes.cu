@@ -44,6 +44,14 @@ __global__ void k_behaviour(const thr_ctx c, thr_part_range r, int32_t *out) {
   out[i] = thr_pass_behaviour_agent(KIND, &c, i);
 }
 
+/* Any UPDATE pass: in place (an agent writes only its own fields). */
+template <int KIND>
+__global__ void k_update(const thr_ctx c, thr_part_range r, thr_agents a) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  thr_pass_update_agent(KIND, &c, &a, (int)THR_PART_AGENT(r, t));
+}
+
 /* Any PLAN pass of the pass table: one instance per kind. */
 template <int KIND>
 __global__ void k_plan(const thr_ctx c, thr_part_range r, thr_agents a, thr_vec2 *p_out) {
@@ -170,7 +178,7 @@ __global__ void k_finalize3(const thr_ctx c, thr_part_range r, thr_agents a, uns
 /* Integer sums and float maxima (as ordered bit patterns of non-negative
  * floats): the totals do not depend on the order of the atomics. */
 typedef struct dev_metrics {
-  unsigned long long at_goal, pairs, walls, speed_q;
+  unsigned long long at_goal, pairs, walls, speed_q, fallbacks, forced;
   unsigned int max_ov, max_rel, max_wall;
 } dev_metrics;
 
@@ -183,11 +191,13 @@ __device__ static void warp_max(unsigned int *v) {
 
 __global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, dev_metrics *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  unsigned long long at_goal = 0, pairs = 0, walls = 0, speed = 0;
+  unsigned long long at_goal = 0, pairs = 0, walls = 0, speed = 0, fallbacks = 0, forced = 0;
   unsigned int mov = 0, mrel = 0, mwall = 0;
   if (i < n) {
     thr_agent_metrics m = thr_agent_measure(&c, i);
     at_goal = (flags[i] & THR_FLAG_AT_GOAL) ? 1 : 0;
+    fallbacks = (flags[i] & THR_FLAG_LP_FALLBACK) ? 1 : 0;
+    forced = (flags[i] & THR_FLAG_FORCED) ? 1 : 0;
     pairs = (unsigned long long)m.overlaps;
     walls = m.wall_overlap > 0.0f ? 1 : 0;
     speed = (unsigned long long)thr_speed_quanta(thr_agent_speed(&c, i));
@@ -199,6 +209,8 @@ __global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, dev_met
   warp_sum(&pairs);
   warp_sum(&walls);
   warp_sum(&speed);
+  warp_sum(&fallbacks);
+  warp_sum(&forced);
   warp_max(&mov);
   warp_max(&mrel);
   warp_max(&mwall);
@@ -207,6 +219,8 @@ __global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, dev_met
     atomicAdd(&out->pairs, pairs);
     atomicAdd(&out->walls, walls);
     atomicAdd(&out->speed_q, speed);
+    atomicAdd(&out->fallbacks, fallbacks);
+    atomicAdd(&out->forced, forced);
     atomicMax(&out->max_ov, mov);
     atomicMax(&out->max_rel, mrel);
     atomicMax(&out->max_wall, mwall);
@@ -251,6 +265,22 @@ static void behaviour_pass(cuda_state *s, int kind, thr_part_range r) {
 #undef THR_X
     default:
       thr_backend_fail(s->self, "pass %d is not a behaviour pass", kind);
+  }
+}
+
+/* An UPDATE pass. */
+static void update_pass(cuda_state *s, int kind, thr_part_range r) {
+  if (!r.n) return;
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd)                                                       \
+  THR_IF_UPDATE_##stage(case THR_PASS_##NAME                                                         \
+                        : k_update<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
+                              thr_cuda_ctx(s), r, s->a);                                            \
+                        break;)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      thr_backend_fail(s->self, "pass %d is not an update pass", kind);
   }
 }
 
@@ -319,6 +349,9 @@ void thr_cuda_pass(cuda_state *s, int kind, int part) {
   switch (thr_pass_stage(kind)) {
     case THR_STAGE_BEHAVIOUR:
       behaviour_pass(s, kind, r);
+      break;
+    case THR_STAGE_UPDATE:
+      update_pass(s, kind, r);
       break;
     case THR_STAGE_PLAN:
       plan_pass(s, kind, r);
@@ -471,6 +504,8 @@ void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out) {
   out->overlap_pairs = (long)h.pairs;
   out->wall_penetrations = (long)h.walls;
   out->speed_sum_q = (int64_t)h.speed_q;
+  out->lp_fallbacks = (long)h.fallbacks;
+  out->forced = (long)h.forced;
   union {
     unsigned int u;
     float f;
