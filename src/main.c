@@ -372,6 +372,25 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
            "responsibility %g, max speed %g m/s\n",
            (double)p->orca_range, p->orca_neighbors, (double)p->orca_horizon, (double)p->orca_share,
            (double)p->max_speed);
+    if (p->forces_on)
+      printf("  forces     collisions (restitution %g), pushes %s (gain %g 1/s, %s speed), inferred forces handed on "
+             "(k_thresh %g, theta_d %g deg, theta_r %g deg, %s)\n",
+             (double)p->restitution,
+             p->push_mode == THR_PUSH_ALWAYS ? "always" : p->push_mode == THR_PUSH_WHEN_SLOW ? "when slow" : "never",
+             (double)p->push_gain, p->push_speed ? "preferred" : "current", (double)p->k_thresh, (double)p->theta_d,
+             (double)p->theta_r, p->inferred_sign ? "literal sign" : "as reactions");
+    else
+      printf("  forces     off (pure ORCA)\n");
+    for (int k = 0; k < p->n_bstates; ++k) {
+      const thr_bstate *st = &p->bstates[k];
+      printf("  behavior   %-12s goal %s, speed x%g, neighbours within %g m, time horizon %g s, push %s\n",
+             sc->bstate_names[k],
+             st->goal == THR_STATE_GOAL_KEEP ? "kept" : st->goal == THR_STATE_GOAL_STAND ? "none (stands)"
+             : st->goal == THR_STATE_GOAL_CIRCULATE ? "circulate" : "a goal set",
+             (double)st->speed, (double)st->range, (double)st->horizon,
+             st->push == THR_PUSH_ALWAYS ? "always" : st->push == THR_PUSH_WHEN_SLOW ? "when slow" : "never");
+    }
+    if (p->n_btrans) printf("  behavior   %d transition(s)\n", p->n_btrans);
     printf("  goals      arrive radius %g m\n", (double)p->arrive_radius);
   } else {
     print_pbd(sc, p);

@@ -34,6 +34,7 @@
   FIELD(VPREV, vprev, thr_vec2, STATE, OWNED, "velocity of the step before, v^(n-1) (ORCA forces) [m/s]")       \
   FIELD(VF, vf, thr_vec2, STATE, OWNED, "velocity the net force alone implied last step, v^f (ORCA forces) [m/s]") \
   FIELD(FSHARE, fshare, thr_vec2, STEP, OWNED, "inferred force handed on: each recipient's share, or the agent's own [N]") \
+  FIELD(FAHEAD, fahead, thr_vec2, STEP, OWNED, "direction a pusher pushes in: its preferred direction (zero: none)") \
   FIELD(FAXIS, faxis, thr_vec2, STEP, OWNED, "axis of the inferred force's cone (zero: kept by the agent itself)") \
   FIELD(ID, id, uint32_t, STATE, GHOST, "global id, unique over the whole simulation")                      \
   FIELD(RADIUS, radius, float, STATE, GHOST, "disk radius [m]")                                             \

@@ -45,6 +45,7 @@ typedef struct thr_bstate {
   float range;   /* orca.neighbor_dist in this state [m] */
   float horizon; /* orca.time_horizon in this state [s] */
   int push;      /* enum thr_push_mode */
+  float radius;  /* circulating: the radius drawn towards (0: behaviors.radius) [m] */
 } thr_bstate;
 
 /* One transition: from -> to when its condition holds (the first that
@@ -154,6 +155,8 @@ typedef struct thr_params {
   float interact_margin;  /* pushing and inferred forces reach this far beyond contact [m] */
   float contact_margin;   /* collisions count this far beyond contact [m] */
   int inferred_sign;      /* 0: neighbours get the reaction -F/N, 1: literal +F/N */
+  float orca_reach;       /* pushes, collisions and inferred forces act within this centre distance
+                             (derived: 2 r_max + the larger margin + 2 max_speed dt) [m] */
   /* behaviour state machines (behaviors.*) */
   int n_bstates, n_btrans;
   thr_bstate bstates[THR_MAX_BSTATES];

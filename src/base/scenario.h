@@ -59,6 +59,7 @@ typedef struct thr_block {
   thr_dist premove;     /* pre-movement time [s]: the agent stands until then (NONE: 0) */
   int route_kind;       /* enum thr_route_kind */
   int bstate;           /* ORCA: behaviour state the agents start in (behaviors.states index) */
+  int laps;             /* ORCA: circuits the agents have completed at the start */
   int route;            /* THR_ROUTE_EXIT: exit index; THR_ROUTE_JOURNEY: journey index */
   int region;           /* layout polygon: polygon index in the scenario's regions */
   float density;        /* layout polygon: agents per m^2 of the region (count 0) */

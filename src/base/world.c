@@ -124,6 +124,12 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   /* the ORCA model: neighbours within its range (agents are binned at x^n) */
   w->k_orca = prm->model_kind == THR_MODEL_ORCA ? thr_rings(prm->orca_range_max, prm->skin, w->cell, most) : 0;
   if (w->k_orca > w->k_max) w->k_max = w->k_orca;
+  /* ... and its forces, which act between agents in (or near) contact: a
+   * much smaller reach, scanned twice a step */
+  float margin = prm->interact_margin > prm->contact_margin ? prm->interact_margin : prm->contact_margin;
+  prm->orca_reach = 2.0f * max_radius + margin + 2.0f * prm->max_speed * prm->dt;
+  w->k_force = prm->model_kind == THR_MODEL_ORCA ? thr_rings(prm->orca_reach, prm->skin, w->cell, most) : 0;
+  if (w->k_force > w->k_max) w->k_max = w->k_force;
   /* the congestion test of formations reads whole cells: its rings as given */
   w->k_formation = prm->formation_on ? (prm->fm_lookahead < most ? prm->fm_lookahead : most) : 0;
   if (w->k_formation > w->k_max) w->k_max = w->k_formation;

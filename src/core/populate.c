@@ -894,6 +894,7 @@ void thr_populate_agent(const thr_scenario *sc, const thr_world *w, int block, u
   r->goal_z = sc->prm.dim3 ? bk->goal_altitude : 0.0f; /* NaN: its own altitude */
   r->group = bk->group;
   r->bstate = bk->bstate;
+  r->laps = bk->laps;
   r->born = born;
   r->release = born + draw_dist(sc->seed, id, STREAM_PREMOVE, &bk->premove, 0.0f);
   set_goal(sc, bk, r);

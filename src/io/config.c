@@ -2041,7 +2041,7 @@ static int read_block_agents(cfg *c, const thr_ynode *blk, const char *path, thr
   if ((v = thr_ymap_get(blk, "agent_radius")) && read_radius(c, v, subkey(p, path, "agent_radius"), b)) return -1;
   if ((v = thr_ymap_get(blk, "mass")) && read_value_range(c, v, subkey(p, path, "mass"), b)) return -1;
   if ((v = thr_ymap_get(blk, "altitude")) && read_value_range(c, v, subkey(p, path, "altitude"), b)) return -1;
-  if (read_key(c, blk, path, "group", b) || read_route(c, blk, path, b)) return -1;
+  if (read_key(c, blk, path, "group", b) || read_key(c, blk, path, "laps", b) || read_route(c, blk, path, b)) return -1;
   if ((v = thr_ymap_get(blk, "goal")) && read_block_goal(c, v, subkey(p, path, "goal"), b)) return -1;
   if ((v = thr_ymap_get(blk, "premovement")) && read_premovement(c, v, subkey(p, path, "premovement"), &b->premove))
     return -1;
@@ -2336,10 +2336,12 @@ static int read_bstate(cfg *c, const thr_ynode *item, const char *path, int i) {
   named states = bstates_named(sc, i + 1);
   sc->bstate_line[i] = item_line(item);
   st->speed = 1.0f, st->range = prm->orca_range, st->horizon = prm->orca_horizon, st->push = prm->push_mode;
+  st->radius = 0.0f;
   if (item_map(c, item, path, "a map {name: NAME, goal: ..., speed: ..., push: ...}") || need_keys(c, item, path, -1) ||
       read_item_name(c, item, path, sc->bstate_names[i], sizeof sc->bstate_names[i], &states, i) ||
       read_key_into(c, item, path, "speed", &st->speed) || read_key_into(c, item, path, "neighbor_dist", &st->range) ||
-      read_key_into(c, item, path, "time_horizon", &st->horizon) || read_key_into(c, item, path, "push", &st->push))
+      read_key_into(c, item, path, "time_horizon", &st->horizon) || read_key_into(c, item, path, "push", &st->push) ||
+      read_key_into(c, item, path, "radius", &st->radius))
     return -1;
   return read_bstate_goal(c, thr_ymap_get(item, "goal"), subkey(p, path, "goal"), st);
 }
@@ -2431,7 +2433,12 @@ static int read_block_behaviors(cfg *c, const thr_ynode *root) {
   named states = bstates_named(sc, sc->prm.n_bstates);
   for (int i = 0; list && list->kind == THR_Y_SEQ && i < list->n && i < sc->n_blocks; ++i) {
     const thr_ynode *v = thr_ymap_get(list->items[i], "behavior");
-    if (!v) continue;
+    if (!v) {
+      if (sc->blocks[i].laps && !sc->prm.n_bstates)
+        return fail(c, thr_ymap_get(list->items[i], "laps"), subkey(p, subindex(b, "agents", i), "laps"),
+                    "there are no behaviour states to count laps for (behaviors.states)");
+      continue;
+    }
     subkey(p, subindex(b, "agents", i), "behavior");
     if (!sc->prm.n_bstates)
       return fail(c, v, p, "there are no behaviour states (define them under behaviors.states)");

@@ -37,8 +37,11 @@ static void write_params(FILE *f, const thr_params *p) {
           p->cell_size, p->skin);
   if (p->model_kind == THR_MODEL_ORCA)
     fprintf(f, "  \"model\": {\"kind\": \"orca\", \"neighbor_dist\": %.9g, \"max_neighbors\": %d, \"time_horizon\": %.9g, "
-               "\"responsibility\": %.9g},\n",
-            p->orca_range, p->orca_neighbors, p->orca_horizon, p->orca_share);
+               "\"responsibility\": %.9g, \"forces\": %s, \"push\": \"%s\", \"push_gain\": %.9g, \"k_thresh\": %.9g, "
+               "\"behavior_states\": %d, \"behavior_transitions\": %d},\n",
+            p->orca_range, p->orca_neighbors, p->orca_horizon, p->orca_share, p->forces_on ? "true" : "false",
+            p->push_mode == THR_PUSH_ALWAYS ? "always" : p->push_mode == THR_PUSH_WHEN_SLOW ? "when_slow" : "never",
+            p->push_gain, p->k_thresh, p->n_bstates, p->n_btrans);
   else
     fprintf(f, "  \"model\": {\"kind\": \"pbd\"},\n");
   /* 3D scenarios (docs/3d.md): floor and ceiling */

@@ -62,6 +62,7 @@ static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) 
   c.k_formation = w->k_formation;
   c.k_plane = w->k_plane;
   c.k_orca = w->k_orca;
+  c.k_force = w->k_force;
   return c;
 }
 

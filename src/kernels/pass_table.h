@@ -44,7 +44,8 @@
     prm->model_kind == THR_MODEL_ORCA, 0)          \
   PASS(ORCA_FORCES, "orca_forces", UPDATE, thr_agent_orca_forces_out, THR_NO_3D,                                  \
     prm->model_kind == THR_MODEL_ORCA && prm->forces_on,                                                         \
-    THR_FIELD_BIT(FPUSH) | THR_FIELD_BIT(FSHARE) | THR_FIELD_BIT(FAXIS) | THR_FIELD_BIT(FCONE))                  \
+    THR_FIELD_BIT(FPUSH) | THR_FIELD_BIT(FAHEAD) | THR_FIELD_BIT(FSHARE) | THR_FIELD_BIT(FAXIS) |                \
+        THR_FIELD_BIT(FCONE))                  \
   PASS(HEADWAY, "headway", PLAN, thr_agent_headway, THR_NO_3D, prm->headway_on, THR_FIELD_BIT(P))              \
   PASS(ORCA, "orca", PLAN, thr_agent_orca, THR_NO_3D, prm->model_kind == THR_MODEL_ORCA, 0)                      \
   PASS(STABILITY, "stability", STABILITY, thr_agent_stability, thr_agent_stability3, 1,                          \

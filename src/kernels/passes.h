@@ -39,6 +39,7 @@ typedef struct thr_ctx {
   int k_formation; /* ... for the congestion test of formations */
   int k_plane;     /* ... for the 3D auto plane choice */
   int k_orca;      /* ... for the ORCA model's neighbours */
+  int k_force;     /* ... for its forces (prm.orca_reach) */
   const uint32_t *id;
   const float *radius;
   const float *inv_mass;

@@ -13,32 +13,56 @@
 #include "passes.h"
 #include "rng.h"
 
-/* The nearest neighbours of agent i closer than range (start of
- * step), at most prm.orca_neighbors, ordered by (squared distance, id):
- * the same set in the same order whatever the rank or the scan order.
- * Returns their number; their indices in nb. */
+/* Candidate j of agent i into the kept list (key_d, key_id, nb; m of at
+ * most cap kept), ordered by (squared distance, id). */
+THR_HD void thr_orca_keep(float d2, uint32_t id, int j, float *key_d, uint32_t *key_id, int *nb, int *m, int cap) {
+  int k = *m < cap ? *m : cap - 1;
+  if (*m == cap && !(d2 < key_d[k] || (d2 == key_d[k] && id < key_id[k]))) return;
+  /* insertion: shift the larger keys up by one (the last one drops out when full) */
+  while (k > 0 && (d2 < key_d[k - 1] || (d2 == key_d[k - 1] && id < key_id[k - 1]))) {
+    key_d[k] = key_d[k - 1], key_id[k] = key_id[k - 1], nb[k] = nb[k - 1];
+    --k;
+  }
+  key_d[k] = d2, key_id[k] = id, nb[k] = j;
+  if (*m < cap) ++*m;
+}
+
+/* The nearest neighbours of agent i closer than range (start of step), at
+ * most prm.orca_neighbors, ordered by (squared distance, id): the same set
+ * in the same order whatever the rank or the scan order. Returns their
+ * number; their indices in nb. The cells are scanned ring by ring (ring r:
+ * the cells r away in x or y), and the scan stops once the list is full
+ * and its furthest entry is nearer than any cell of the next ring can be
+ * (r cells away): in a dense crowd one or two rings instead of all of
+ * them. */
 THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, float range, int *nb) {
   const thr_params *prm = &c->prm;
+  const thr_grid_view *g = &c->grid;
   float key_d[THR_ORCA_MAX_NEIGHBORS], r2 = range * range;
   uint32_t key_id[THR_ORCA_MAX_NEIGHBORS];
   int m = 0, cap = prm->orca_neighbors < THR_ORCA_MAX_NEIGHBORS ? prm->orca_neighbors : THR_ORCA_MAX_NEIGHBORS;
   thr_vec2 xi = c->x[i];
-  thr_nbr_iter it;
-  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_orca);
-  for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-    if (j == i) continue;
-    float d2 = v2_len2(v2_sub(c->x[j], xi));
-    if (!(d2 < r2)) continue;
-    uint32_t id = c->id[j];
-    int k = m < cap ? m : cap - 1;
-    if (m == cap && !(d2 < key_d[k] || (d2 == key_d[k] && id < key_id[k]))) continue;
-    /* insertion: shift the larger keys up by one (the last one drops out when full) */
-    while (k > 0 && (d2 < key_d[k - 1] || (d2 == key_d[k - 1] && id < key_id[k - 1]))) {
-      key_d[k] = key_d[k - 1], key_id[k] = key_id[k - 1], nb[k] = nb[k - 1];
-      --k;
+  int cell = g->cell_of[i], cx = cell % g->nx, cy = cell / g->nx;
+  for (int r = 0; r <= c->k_orca; ++r) {
+    for (int dy = -r; dy <= r; ++dy) {
+      int y = cy + dy;
+      if (y < 0 || y >= g->ny) continue;
+      int edge = dy == -r || dy == r; /* a whole row of the ring, or its two ends */
+      for (int side = 0; side < (edge ? 1 : 2); ++side) {
+        int x0 = edge ? cx - r : (side ? cx + r : cx - r), x1 = edge ? cx + r : x0;
+        x0 = x0 < 0 ? 0 : x0;
+        x1 = x1 >= g->nx ? g->nx - 1 : x1;
+        if (x0 > x1 || (r == 0 && side)) continue;
+        for (int t = g->offset[y * g->nx + x0], e = g->offset[y * g->nx + x1 + 1]; t < e; ++t) {
+          int j = g->order[t];
+          if (j == i) continue;
+          float d2 = v2_len2(v2_sub(c->x[j], xi));
+          if (d2 < r2) thr_orca_keep(d2, c->id[j], j, key_d, key_id, nb, &m, cap);
+        }
+      }
     }
-    key_d[k] = d2, key_id[k] = id, nb[k] = j;
-    if (m < cap) ++m;
+    float next = (float)r * g->cell * 0.999f; /* the next ring is at least this far */
+    if (m == cap && key_d[cap - 1] < next * next) break;
   }
   return m;
 }
@@ -90,6 +114,19 @@ THR_HD thr_orca_edge thr_orca_edge_of(const thr_obstacle_view *ov, int o, int k,
   return e;
 }
 
+/* The two ends of edge k of obstacle o as thr_orca_edge_of walks it (the
+ * cheap part: the neighbour query needs no more). */
+THR_HD void thr_orca_edge_ends(const thr_obstacle_view *ov, int o, int k, int ccw, thr_vec2 *p1, thr_vec2 *p2) {
+  const thr_vec2 *v = ov->verts + ov->vfirst[o];
+  int m = ov->vfirst[o + 1] - ov->vfirst[o];
+  if (!ov->closed[o]) {
+    *p1 = v[k / 2 + (k & 1)], *p2 = v[k / 2 + !(k & 1)];
+    return;
+  }
+  int a = k % m, b = (k + 1) % m;
+  *p1 = v[ccw ? a : m - 1 - a], *p2 = v[ccw ? b : m - 1 - b];
+}
+
 /* The obstacle half-planes of agent i (velocity v), from the nearest
  * edges facing it within tau_o * max_speed + r, at most
  * THR_ORCA_MAX_EDGES, in (squared distance, obstacle, edge) order.
@@ -106,13 +143,14 @@ THR_HD int thr_orca_obstacle_lines(const thr_ctx *c, int i, thr_vec2 v, thr_orca
     int o = ov->cell_items[t], ne = thr_orca_edge_count(ov, o);
     int ccw = ov->closed[o] && thr_orca_polygon_ccw(ov, o);
     for (int k = 0; k < ne; ++k) {
-      thr_orca_edge e = thr_orca_edge_of(ov, o, k, ccw);
+      thr_vec2 p1, p2;
+      thr_orca_edge_ends(ov, o, k, ccw, &p1, &p2);
       /* only edges whose outer (right) side the agent is on: it cannot see
        * the back of a polygon's side or of a wall's other face (the spec's
        * neighbour rule leaves this out; without it the back face's
        * half-plane pulls the agent into the wall) */
-      if (!(thr_det(v2_sub(e.p2, e.p1), v2_sub(xi, e.p1)) < 0.0f)) continue;
-      float d2 = v2_len2(v2_sub(xi, thr_closest_on_segment(xi, e.p1, e.p2)));
+      if (!(thr_det(v2_sub(p2, p1), v2_sub(xi, p1)) < 0.0f)) continue;
+      float d2 = v2_len2(v2_sub(xi, thr_closest_on_segment(xi, p1, p2)));
       if (!(d2 < r2)) continue;
       int at = m < THR_ORCA_MAX_EDGES ? m : THR_ORCA_MAX_EDGES - 1;
       if (m == THR_ORCA_MAX_EDGES && !(d2 < key_d[at])) continue; /* (o, k) ascend: a tie keeps the earlier */
@@ -146,20 +184,48 @@ THR_HD thr_bstate thr_orca_state(const thr_ctx *c, const thr_agents *a, int i) {
   s.range = prm->orca_range;
   s.horizon = prm->orca_horizon;
   s.push = prm->push_mode;
+  s.radius = 0.0f;
   return s;
 }
 
 /* The step number of this step (time / dt, the same bits on every backend). */
 THR_HD uint64_t thr_orca_step(const thr_ctx *c) { return (uint64_t)(c->ev.time / c->prm.dt + 0.5f); }
 
-/* Did the agent cross the lap line (the ray from behaviors.center through
- * behaviors.start) counter-clockwise during the last step (x - dt v -> x)?
- * Signs of cross products only: no trigonometry. */
-THR_HD int thr_orca_lap_crossed(const thr_params *prm, thr_vec2 x, thr_vec2 v) {
+/* Lap bookkeeping bits of an agent's flags (spec 3.6): the agent's half of
+ * the circuit is known, and it has passed the opposite ray since its last
+ * lap (so that being pushed back and forth over the start line counts no
+ * lap). */
+enum { THR_FLAG_LAP_SEEN = 64u, THR_FLAG_LAP_ARMED = 128u };
+
+/* Did the agent cross the ray from behaviors.center along b (b: towards
+ * behaviors.start, or the opposite ray with side -1) counter-clockwise
+ * during the last step (x - dt v -> x)? Signs of cross products only: no
+ * trigonometry. */
+THR_HD int thr_orca_ray_crossed(const thr_params *prm, thr_vec2 x, thr_vec2 v, float side) {
   thr_vec2 c = prm->circ_center;
-  thr_vec2 b = v2_sub(prm->circ_start, c);
+  thr_vec2 b = v2_scale(v2_sub(prm->circ_start, c), side);
   thr_vec2 now = v2_sub(x, c), before = v2_sub(v2_sub(x, v2_scale(v, prm->dt)), c);
   return thr_det(b, before) < 0.0f && thr_det(b, now) >= 0.0f && v2_dot(now, b) > 0.0f;
+}
+
+/* Does agent i close a circuit this step? Crossing the start ray counter-
+ * clockwise after the opposite one (an agent first seen on the second half
+ * of its circuit is armed). Updates the lap bits. */
+THR_HD int thr_orca_lap(const thr_params *prm, const thr_agents *a, int i) {
+  uint32_t f = a->flags[i];
+  thr_vec2 x = a->x[i], v = a->v[i];
+  if (!(f & THR_FLAG_LAP_SEEN)) {
+    f |= THR_FLAG_LAP_SEEN;
+    if (thr_det(v2_sub(prm->circ_start, prm->circ_center), v2_sub(x, prm->circ_center)) < 0.0f) f |= THR_FLAG_LAP_ARMED;
+  }
+  int lap = 0;
+  if (thr_orca_ray_crossed(prm, x, v, -1.0f)) f |= THR_FLAG_LAP_ARMED;
+  if ((f & THR_FLAG_LAP_ARMED) && thr_orca_ray_crossed(prm, x, v, 1.0f)) {
+    lap = 1;
+    f &= ~(uint32_t)THR_FLAG_LAP_ARMED;
+  }
+  a->flags[i] = f;
+  return lap;
 }
 
 /* Does transition t fire for agent i this step (lap: it has just closed a
@@ -199,7 +265,7 @@ THR_HD void thr_agent_behavior(const thr_ctx *c, const thr_agents *a, int i) {
   a->bslow[i] = v2_len(a->v[i]) < prm->slow_speed ? a->bslow[i] + 1 : 0;
   if (prm->n_bstates == 0) return;
   a->btime[i] += 1;
-  int lap = st.goal == THR_STATE_GOAL_CIRCULATE && thr_orca_lap_crossed(prm, a->x[i], a->v[i]);
+  int lap = st.goal == THR_STATE_GOAL_CIRCULATE && thr_orca_lap(prm, a, i);
   a->laps[i] += lap;
   for (int k = 0; k < prm->n_btrans; ++k) {
     const thr_btrans *t = &prm->btrans[k];
@@ -219,7 +285,8 @@ THR_HD void thr_agent_behavior(const thr_ctx *c, const thr_agents *a, int i) {
 
 /* Agent i's preferred velocity in its state: the planner's, scaled by the
  * state's speed; none standing; counter-clockwise around behaviors.center
- * (with a pull towards behaviors.radius) circulating. */
+ * (turned towards behaviors.radius by behaviors.inward per metre off it,
+ * at most 1 m's worth) circulating. */
 THR_HD thr_vec2 thr_orca_preferred(const thr_ctx *c, const thr_agents *a, int i, const thr_bstate *st) {
   const thr_params *prm = &c->prm;
   if (st->goal == THR_STATE_GOAL_STAND || c->ev.time < a->release[i]) return v2(0.0f, 0.0f);
@@ -229,7 +296,12 @@ THR_HD thr_vec2 thr_orca_preferred(const thr_ctx *c, const thr_agents *a, int i,
     if (!(d > 0.0f)) return v2(0.0f, 0.0f);
     thr_vec2 u = v2_scale(r, 1.0f / d);
     thr_vec2 dir = thr_perp_left(u);
-    if (prm->circ_radius > 0.0f) dir = v2_add(dir, v2_scale(u, prm->circ_inward * (prm->circ_radius - d)));
+    float radius = st->radius > 0.0f ? st->radius : prm->circ_radius;
+    if (radius > 0.0f) { /* radial weight `inward` from 1 m off the radius on, less nearer */
+      float off = radius - d;
+      off = off > 1.0f ? 1.0f : (off < -1.0f ? -1.0f : off);
+      dir = v2_add(dir, v2_scale(u, prm->circ_inward * off));
+    }
     return v2_scale(dir, a->pref_speed[i] * st->speed / v2_len(dir));
   }
   return v2_scale(thr_agent_plan(c, a, i).vp, st->speed);
@@ -240,13 +312,17 @@ THR_HD thr_vec2 thr_orca_preferred(const thr_ctx *c, const thr_agents *a, int i,
 enum { THR_FLAG_FORCED = 16u,      /* an external force acted on the agent last step (eq. 9) */
        THR_FLAG_LP_FALLBACK = 32u }; /* its linear program had no feasible point last step */
 
-/* Does pusher i (x_i, v_i, r_i) push agent k (x_k, r_k)? Its next position
- * x_i + dt v_i would touch k (within the interaction margin). One function
- * for the pusher's count and the pushed agent's test. */
-THR_HD int thr_orca_pushes(const thr_params *prm, thr_vec2 xi, thr_vec2 vi, float ri, thr_vec2 xk, float rk) {
-  thr_vec2 d = v2_sub(xk, v2_add(xi, v2_scale(vi, prm->dt)));
+/* Does pusher i (x_i, v_i, r_i, pushing towards unit `ahead`) push agent k
+ * (x_k, r_k)? Its next position x_i + dt v_i would touch k (within the
+ * interaction margin) and k is ahead of it (a pusher pushes forwards, not
+ * the agents beside or behind it: a choice, 002 is silent), within the
+ * forces' reach (a pusher faster than twice max_speed pushes no further).
+ * One function for the pusher's count and the pushed agent's test. */
+THR_HD int thr_orca_pushes(const thr_params *prm, thr_vec2 xi, thr_vec2 vi, float ri, thr_vec2 ahead, thr_vec2 xk,
+                           float rk) {
+  thr_vec2 d = v2_sub(xk, v2_add(xi, v2_scale(vi, prm->dt))), e = v2_sub(xk, xi);
   float R = ri + rk + prm->interact_margin;
-  return v2_len2(d) < R * R;
+  return v2_len2(d) < R * R && v2_dot(e, ahead) > 0.0f && v2_len2(e) < prm->orca_reach * prm->orca_reach;
 }
 
 /* Does agent i push this step (its state's push mode)? */
@@ -273,9 +349,11 @@ THR_HD void thr_agent_orca_forces_out(const thr_ctx *c, const thr_agents *a, int
   thr_vec2 xi = c->x[i], vi = c->v[i];
   float ri = c->radius[i], w = c->inv_mass[i], mass = w > 0.0f ? 1.0f / w : 0.0f;
   float fp = 0.0f;
+  thr_vec2 ahead = v2(0.0f, 0.0f);
   if (mass > 0.0f && thr_orca_is_pusher(c, a, i, &st)) {
-    float speed = prm->push_speed ? v2_len(thr_orca_preferred(c, a, i, &st)) : v2_len(vi);
-    fp = prm->push_gain * mass * speed;
+    thr_vec2 vp = thr_orca_preferred(c, a, i, &st);
+    ahead = thr_orca_dir(vp);
+    fp = prm->push_gain * mass * (prm->push_speed ? v2_len(vp) : v2_len(vi));
   }
   int forced = (a->flags[i] & THR_FLAG_FORCED) != 0;
   thr_vec2 F = forced ? thr_orca_resistive_force(vi, a->vf[i], mass, prm->k_thresh, prm->dt, 1)
@@ -286,14 +364,15 @@ THR_HD void thr_agent_orca_forces_out(const thr_ctx *c, const thr_agents *a, int
   int n_push = 0, n_cone = 0;
   if (fp > 0.0f || has_f) {
     thr_nbr_iter it;
-    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_orca);
+    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_force);
     for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
       if (j == i) continue;
-      n_push += fp > 0.0f && thr_orca_pushes(prm, xi, vi, ri, c->x[j], c->radius[j]);
+      n_push += fp > 0.0f && thr_orca_pushes(prm, xi, vi, ri, ahead, c->x[j], c->radius[j]);
       n_cone += has_f && thr_orca_in_cone(axis, v2_sub(c->x[j], xi), ri + c->radius[j], prm->interact_margin, cos_t);
     }
   }
   a->fpush[i] = n_push > 0 ? fp / (float)n_push : 0.0f;
+  a->fahead[i] = ahead;
   if (n_cone > 0) {
     a->fshare[i] = v2_scale(F, (prm->inferred_sign ? 1.0f : -1.0f) / (float)n_cone);
     a->faxis[i] = axis;
@@ -316,7 +395,7 @@ THR_HD thr_vec2 thr_orca_net_force(const thr_ctx *c, const thr_agents *a, int k)
   float rk = c->radius[k], wk = c->inv_mass[k];
   thr_vec2 f = v2_len2(a->faxis[k]) > 0.0f ? v2(0.0f, 0.0f) : a->fshare[k];
   thr_nbr_iter it;
-  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[k], c->k_orca);
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[k], c->k_force);
   for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
     if (j == k) continue;
     thr_vec2 xj = c->x[j];
@@ -324,7 +403,7 @@ THR_HD thr_vec2 thr_orca_net_force(const thr_ctx *c, const thr_agents *a, int k)
     if (v2_len2(v2_sub(xk, xj)) < col * col)
       f = v2_add(f, thr_orca_collision_force(xk, vk, wk, xj, c->v[j], c->inv_mass[j], prm->restitution, prm->dt,
                                              thr_tie(c->id[k], c->id[j])));
-    if (a->fpush[j] > 0.0f && thr_orca_pushes(prm, xj, c->v[j], c->radius[j], xk, rk))
+    if (a->fpush[j] > 0.0f && thr_orca_pushes(prm, xj, c->v[j], c->radius[j], a->fahead[j], xk, rk))
       f = v2_add(f, thr_orca_push_force(xj, c->v[j], a->fpush[j], 1, xk, prm->dt));
     if (v2_len2(a->faxis[j]) > 0.0f && thr_orca_in_cone(a->faxis[j], v2_sub(xk, xj), R, prm->interact_margin, a->fcone[j]))
       f = v2_add(f, a->fshare[j]);

@@ -18,6 +18,25 @@ Cases:
                exit, routed around the wall): every agent leaves within 120 s, no
                agent ever overlaps the wall by 1e-4 m (the obstacle half-planes),
                the largest overlap of two agents below 0.75 of a radius.
+  stability    configs/orca/stability.yaml (an aggressive pusher through 50 standing
+               agents) at dt 0.01, 0.02, 0.05, 0.1 and 0.2 s for 15 s each: the peak
+               of lp_fallbacks / agents at most 0.05 at every dt (002 §6: 95 % of the
+               agents find a feasible velocity), and the pusher reaches its goal.
+  bottlenecks  configs/orca/two-bottlenecks.yaml (1,000 agents, 120 s) with pushing
+               and with --set forces.enabled=false: pushing gets at least 1.4 x as
+               many out through both gaps (002: twice as many) and 1.2 x as many past
+               the first (two-agent) one; no agent overlaps a wall by 1e-3 m
+               (measured over seeds 1-7: 1.6-2.1 x and 1.3-1.8 x).
+  rusher       configs/orca/rusher.yaml with and without forces: the 25 standing
+               agents are displaced at least 1.3 x as far (mean) with them.
+  push_line    configs/orca/push-line.yaml, a CSV frame every step, with and without
+               forces: with them the push reaches the last agent of the row earlier
+               and agents 5-9 move 0.3 m or more on average; without, under 0.1 m.
+  tawaf        the scenario (a reduced Tawaf, scripts/make_tawaf.py), 600 steps:
+               the circling agents go counter-clockwise, agents of the block that has
+               walked 6 circuits leave through the gates and no agent of the blocks
+               with 4 or fewer does; no wall overlap of 1e-3 m. Prints the peak
+               density (1 m x 1 m cells, and 2 m x 2 m cells per m²).
   ranks        --ranks 1,2,3,4 (mpiexec): --final-state and evacuated.csv (when the
                scenario has exits) byte-identical on every rank count.
   cpu_vs_cuda  --final-state after 500 steps (agents still in the bottleneck)
@@ -106,6 +125,126 @@ def case_bottleneck():
     check(worst < 0.75, "largest overlap below 0.75 of a radius (%.4f)" % worst)
 
 
+def final_state(path):
+    with open(path) as fh:
+        return {int(r["id"]): (float.fromhex(r["x"]), float.fromhex(r["y"])) for r in csv.DictReader(fh)}
+
+
+def case_stability():
+    for dt in (0.01, 0.02, 0.05, 0.1, 0.2):
+        out = os.path.join(A.tmp, "stability-%g" % dt)
+        run(["--out", out, "--set", "time.dt=%g" % dt, "--steps", str(int(round(15.0 / dt))),
+             "--set", "output.trajectory_every=0"])
+        m = metrics(out)
+        peak = max(int(r["lp_fallbacks"]) for r in m)
+        n = int(m[0]["agents"])
+        print("dt %g s: peak %d of %d agents without a feasible velocity (%.1f %%), %d forced at most"
+              % (dt, peak, n, 100.0 * peak / n, max(int(r["forced"]) for r in m)))
+        check(peak <= 0.05 * n, "dt %g: at least 95 %% feasible at the peak" % dt)
+        check(int(m[-1]["at_goal"]) >= 1, "dt %g: the pusher reached its goal" % dt)
+
+
+def past_gaps(final):
+    xs = [x for x, _ in final.values()]
+    return sum(x > 0.0 for x in xs), len(xs)
+
+
+def case_bottlenecks():
+    got = {}
+    for forces in ("true", "false"):
+        out, f = os.path.join(A.tmp, "tb-" + forces), os.path.join(A.tmp, "tb-%s.csv" % forces)
+        run(["--out", out, "--set", "forces.enabled=" + forces, "--final-state", f])
+        m = metrics(out)
+        inside, left = past_gaps(final_state(f))
+        gone = int(m[0]["agents"]) - left
+        wall = max(float(r["max_wall_overlap"]) for r in m)
+        got[forces] = (gone, gone + inside, wall)
+        print("forces %s: %d out through both gaps, %d past the first after %s s; deepest wall overlap %.2g m"
+              % (forces, gone, gone + inside, m[-1]["time"], wall))
+    on, off = got["true"], got["false"]
+    check(on[0] >= 1.4 * off[0], "pushing: %.2f x as many out through both (>= 1.4)" % (on[0] / max(off[0], 1)))
+    check(on[1] >= 1.2 * off[1], "pushing: %.2f x as many past the first gap (>= 1.2)" % (on[1] / max(off[1], 1)))
+    check(max(on[2], off[2]) < 1e-3, "no agent overlaps a wall by 1e-3 m")
+
+
+def case_rusher():
+    start = os.path.join(A.tmp, "start.csv")
+    run(["--steps", "0", "--no-output", "--final-state", start])
+    x0 = final_state(start)
+    crowd = [i for i in x0 if i < max(x0)]
+    mean = {}
+    for forces in ("true", "false"):
+        f = os.path.join(A.tmp, "r-%s.csv" % forces)
+        run(["--no-output", "--set", "forces.enabled=" + forces, "--final-state", f])
+        x = final_state(f)
+        mean[forces] = sum(math.dist(x[i], x0[i]) for i in crowd) / len(crowd)
+        print("forces %s: the standing agents moved %.3f m on average" % (forces, mean[forces]))
+    check(mean["true"] >= 1.3 * mean["false"], "forces displace the crowd %.2f x as far (>= 1.3)"
+          % (mean["true"] / mean["false"]))
+
+
+def frames(out):
+    res = []
+    for f in sorted(glob.glob(os.path.join(out, "trajectory", "*.csv"))):
+        with open(f) as fh:
+            res.append({int(r["id"]): (float(r["x"]), float(r["y"])) for r in csv.DictReader(fh)})
+    return res
+
+
+def case_push_line():
+    got = {}
+    for forces in ("true", "false"):
+        out = os.path.join(A.tmp, "pl-" + forces)
+        run(["--out", out, "--set", "forces.enabled=" + forces, "--set", "output.trajectory_format=csv"])
+        fr = frames(out)
+        moved = lambda i: next((s for s, f in enumerate(fr) if math.dist(f[i], fr[0][i]) > 1e-3), None)
+        disp = [math.dist(fr[-1][i], fr[0][i]) for i in range(10)]
+        got[forces] = (moved(9), sum(disp[5:]) / 5.0)
+        print("forces %s: agent 9 first moves at step %s; displacements %s" % (forces, moved(9),
+                                                                              " ".join("%.3f" % d for d in disp)))
+    on, off = got["true"], got["false"]
+    check(on[0] is not None and (off[0] is None or on[0] < off[0]), "the push reaches the end of the row earlier")
+    check(on[1] >= 0.3, "with forces agents 5-9 move %.3f m on average (>= 0.3)" % on[1])
+    check(off[1] < 0.1, "without forces agents 5-9 move %.3f m on average (< 0.1)" % off[1])
+
+
+def case_tawaf():
+    out = os.path.join(A.tmp, "tawaf")
+    run(["--out", out, "--set", "output.trajectory_format=csv", "--set", "output.trajectory_every=100"])
+    fr = frames(out)
+    m = metrics(out)
+    # block k (laps k) holds ids [k * per, (k + 1) * per) (make_tawaf.py: equal blocks, the first larger)
+    n0 = len(fr[0])
+    per = n0 // 7
+    first_id = [0]
+    for k in range(7):
+        first_id.append(first_id[-1] + per + (1 if k < n0 - per * 7 else 0))
+    block = lambda i: next(k for k in range(7) if first_id[k] <= i < first_id[k + 1])
+    left = [i for i in fr[0] if i not in fr[-1]]
+    by_block = [sum(block(i) == k for i in left) for k in range(7)]
+    print("%d of %d agents left in %s s; by block (circuits walked at the start): %s"
+          % (len(left), n0, m[-1]["time"], by_block))
+    check(by_block[6] > 0, "agents with 6 circuits walked leave")
+    check(sum(by_block[:5]) == 0, "no agent with 4 or fewer circuits leaves")
+    a, b = fr[1], fr[2]
+    ccw = [math.atan2(b[i][1], b[i][0]) - math.atan2(a[i][1], a[i][0]) for i in a if i in b]
+    ccw = [((d + math.pi) % (2 * math.pi)) - math.pi for d in ccw]
+    share = sum(d > 0 for d in ccw) / len(ccw)
+    check(share >= 0.95, "%.1f %% of the agents go counter-clockwise around the Kaaba" % (100 * share))
+    wall = max(float(r["max_wall_overlap"]) for r in m)
+    check(wall < 1e-3, "no agent overlaps a wall by 1e-3 m (%.2g)" % wall)
+    peak1 = peak2 = 0
+    for f in fr:
+        c1, c2 = {}, {}
+        for x, y in f.values():
+            k1, k2 = (math.floor(x), math.floor(y)), (math.floor(x / 2), math.floor(y / 2))
+            c1[k1] = c1.get(k1, 0) + 1
+            c2[k2] = c2.get(k2, 0) + 1
+        peak1, peak2 = max(peak1, max(c1.values())), max(peak2, max(c2.values()))
+    print("peak density: %d in a 1 m x 1 m cell; %.2f /m² over 2 m x 2 m; largest overlap %.3f of a radius"
+          % (peak1, peak2 / 4.0, max(float(r["max_overlap_ratio"]) for r in m[1:])))
+
+
 def case_ranks():
     got = []
     for n in [int(k) for k in A.ranks.split(",")]:
@@ -138,7 +277,8 @@ def case_cpu_vs_cuda():
 
 
 CASES = {"pair": case_pair, "crossing": case_crossing, "bottleneck": case_bottleneck, "ranks": case_ranks,
-         "cpu_vs_cuda": case_cpu_vs_cuda}
+         "cpu_vs_cuda": case_cpu_vs_cuda, "stability": case_stability, "bottlenecks": case_bottlenecks,
+         "rusher": case_rusher, "push_line": case_push_line, "tawaf": case_tawaf}
 
 
 def main():

@@ -23,7 +23,22 @@ throng_orca_test(crossing orca crossing --scenario ${THRONG_ORCA_CONFIGS}/crossi
 # distance field (measured: all out at 102.8 s, the deepest wall overlap
 # 1.5e-8 m, the largest overlap of two agents 0.61 of a radius at the gap).
 throng_orca_test(bottleneck orca bottleneck --scenario ${THRONG_ORCA_CONFIGS}/bottleneck.yaml)
-foreach(s crossing bottleneck)
+# The physical forces and behaviour states (spec §5.2): the stability test's
+# 95 % feasibility at dt 0.01-0.2 s (measured: at most 1 of 51 agents);
+# pushing through two bottlenecks (measured at seed 7: 277 vs 153 out, 377 vs
+# 284 past the first gap); a rusher displacing a standing crowd (0.390 vs
+# 0.252 m); a push travelling down a row (agents 5-9: 0.79 vs 0.056 m); a
+# reduced Tawaf (3,000 agents: counter-clockwise, leaving after 7 circuits).
+throng_orca_test(stability orca stability --scenario ${THRONG_ORCA_CONFIGS}/stability.yaml)
+throng_orca_test(two_bottlenecks orca bottlenecks --scenario ${THRONG_ORCA_CONFIGS}/two-bottlenecks.yaml)
+throng_orca_test(rusher orca rusher --scenario ${THRONG_ORCA_CONFIGS}/rusher.yaml)
+throng_orca_test(push_line orca push_line --scenario ${THRONG_ORCA_CONFIGS}/push-line.yaml)
+throng_orca_test(tawaf orca tawaf --scenario ${THRONG_ORCA_CONFIGS}/tawaf-small.yaml)
+# the generated Tawaf files are what scripts/make_tawaf.py writes
+add_test(NAME orca.tawaf_generated
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_tawaf_files.py ${CMAKE_SOURCE_DIR})
+set_tests_properties(orca.tawaf_generated PROPERTIES LABELS "orca")
+foreach(s crossing bottleneck two-bottlenecks tawaf-small rusher)
   throng_orca_test(gpu.cpu_equals_cuda_${s} "orca;gpu" cpu_vs_cuda --scenario ${THRONG_ORCA_CONFIGS}/${s}.yaml)
 endforeach()
 # 1-4 ranks byte-identical (neighbours chosen by (distance, id), not by the
@@ -35,6 +50,14 @@ if(THRONG_MPI_ARGS)
   # agents leave here: the final states and evacuated.csv compared
   add_test(NAME orca.mpi.ranks_bottleneck COMMAND ${THRONG_ORCA_CHECK} ranks
                                                   --scenario ${THRONG_ORCA_CONFIGS}/bottleneck.yaml ${THRONG_MPI_ARGS})
+  # pushes, inferred forces handed on through the halo, behaviour states with
+  # random transitions, laps and exits
+  foreach(s two-bottlenecks tawaf-small rusher)
+    add_test(NAME orca.mpi.ranks_${s} COMMAND ${THRONG_ORCA_CHECK} ranks --scenario ${THRONG_ORCA_CONFIGS}/${s}.yaml
+                                               ${THRONG_MPI_ARGS})
+    set_tests_properties(orca.mpi.ranks_${s} PROPERTIES LABELS "orca;mpi" PROCESSORS 4 TIMEOUT 600
+                         ENVIRONMENT "${THRONG_MPI_ENV};OMP_NUM_THREADS=1")
+  endforeach()
   set_tests_properties(orca.mpi.ranks_crossing orca.mpi.ranks_bottleneck PROPERTIES LABELS "orca;mpi" PROCESSORS 4
                        TIMEOUT 300 ENVIRONMENT "${THRONG_MPI_ENV};OMP_NUM_THREADS=1")
 endif()

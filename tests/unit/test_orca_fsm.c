@@ -26,7 +26,7 @@ static void fsm_init(fsm *f, int n) {
   prm->model_kind = THR_MODEL_ORCA;
   prm->dt = 0.1f;
   prm->n_bstates = 4;
-  for (int k = 0; k < 4; ++k) prm->bstates[k] = (thr_bstate){THR_STATE_GOAL_KEEP, 1.0f, 3.0f, 2.0f, THR_PUSH_NEVER};
+  for (int k = 0; k < 4; ++k) prm->bstates[k] = (thr_bstate){THR_STATE_GOAL_KEEP, 1.0f, 3.0f, 2.0f, THR_PUSH_NEVER, 0.0f};
   prm->bstates[1].goal = 3;
   prm->bstates[2].goal = THR_STATE_GOAL_STAND;
   prm->bstates[3].goal = THR_STATE_GOAL_CIRCULATE;
@@ -117,15 +117,17 @@ THR_TEST(region_order_and_one_a_step) {
 
 /* Laps: an agent walked around the centre counter-clockwise on a circle of
  * radius 5 in 100 steps a circuit closes exactly one lap per circuit, at the
- * step it crosses the ray through behaviors.start; clockwise closes none;
- * `lap` fires that step, `laps` once the count is reached. */
+ * step it crosses the ray through behaviors.start; clockwise closes none,
+ * nor does an agent pushed back and forth over the start line (a circuit
+ * needs the opposite ray passed first); `lap` fires that step, `laps` once
+ * the count is reached. */
 THR_TEST(laps_counted_by_crossings) {
   fsm f;
-  fsm_init(&f, 2);
+  fsm_init(&f, 3);
   add_trans(&f, 3, 2, THR_BT_LAPS);
   f.c.prm.btrans[0].laps = 3;
   add_trans(&f, 3, 3, THR_BT_LAP); /* re-enters: the timer restarts at each lap */
-  f.a.bstate[0] = f.a.bstate[1] = 3;
+  f.a.bstate[0] = f.a.bstate[1] = f.a.bstate[2] = 3;
   const double two_pi = 6.283185307179586;
   int laps_seen = 0, lap_steps = 0;
   for (int s = 1; s <= 250; ++s) {
@@ -136,12 +138,16 @@ THR_TEST(laps_counted_by_crossings) {
       f.a.x[k] = x;
       f.a.v[k] = v2_scale(v2_sub(x, xp), 1.0f / f.c.prm.dt);
     }
+    /* agent 2 jitters over the start line at (5, +-0.05), counter-clockwise every other step */
+    f.a.x[2] = v2(5.0f, (s & 1) ? 0.05f : -0.05f);
+    f.a.v[2] = v2(0.0f, ((s & 1) ? 0.1f : -0.1f) / f.c.prm.dt);
     int before = f.a.laps[0];
     step(&f, s);
     if (f.a.laps[0] != before) ++laps_seen, lap_steps += (f.a.btime[0] == 0);
   }
   CHECK(f.a.laps[0] == 2 && laps_seen == 2 && lap_steps == 2); /* crossings at s = 100, 200 */
   CHECK(f.a.laps[1] == 0 && f.a.bstate[1] == 3);
+  CHECK(f.a.laps[2] == 0);
   CHECK(f.a.bstate[0] == 3);
   for (int s = 251; s <= 300; ++s) {
     double ang = two_pi * (s + 0.5) / 100.0, prev = two_pi * (s - 0.5) / 100.0;
@@ -230,5 +236,14 @@ THR_TEST(circulate_direction) {
   vp = thr_orca_preferred(&f.c, &f.a, 0, &st);
   CHECK_NEAR(v2_len(vp), 1.2, 1e-6);
   CHECK_NEAR(vp.x / vp.y, -0.5, 1e-6); /* 0.5 per metre, 1 m outside: inward half the tangent */
+  f.a.x[0] = v2(10.0f, 0.0f);
+  vp = thr_orca_preferred(&f.c, &f.a, 0, &st);
+  CHECK_NEAR(vp.x / vp.y, -0.5, 1e-6); /* 6 m outside: still 1 m's worth */
+  f.a.x[0] = v2(3.5f, 0.0f);
+  vp = thr_orca_preferred(&f.c, &f.a, 0, &st);
+  CHECK_NEAR(vp.x / vp.y, 0.25, 1e-6); /* 0.5 m inside: outward a quarter */
+  st.radius = 12.0f; /* the state's own radius wins: 2 m inside, outward by half */
+  vp = thr_orca_preferred(&f.c, &f.a, 0, &st);
+  CHECK_NEAR(vp.x / vp.y, 0.5, 1e-6);
   thr_agents_free(&f.a);
 }
