@@ -41,6 +41,7 @@ THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, float range, int *nb) {
   float key_d[THR_ORCA_MAX_NEIGHBORS], r2 = range * range;
   uint32_t key_id[THR_ORCA_MAX_NEIGHBORS];
   int m = 0, cap = prm->orca_neighbors < THR_ORCA_MAX_NEIGHBORS ? prm->orca_neighbors : THR_ORCA_MAX_NEIGHBORS;
+  if (cap <= 0) return 0;
   thr_vec2 xi = c->x[i];
   int cell = g->cell_of[i], cx = cell % g->nx, cy = cell / g->nx;
   for (int r = 0; r <= c->k_orca; ++r) {
