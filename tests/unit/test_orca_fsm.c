@@ -121,6 +121,18 @@ THR_TEST(region_order_and_one_a_step) {
  * nor does an agent pushed back and forth over the start line (a circuit
  * needs the opposite ray passed first); `lap` fires that step, `laps` once
  * the count is reached. */
+/* Agent k at step s of a walk around the origin on a circle of radius 5,
+ * 100 steps a circuit (sign 1: counter-clockwise), its velocity the last
+ * step's move. */
+static void on_circle(fsm *f, int k, int s, double sign) {
+  const double two_pi = 6.283185307179586;
+  double ang = sign * two_pi * (s + 0.5) / 100.0, prev = sign * two_pi * (s - 0.5) / 100.0;
+  thr_vec2 x = v2((float)(5.0 * cos(ang)), (float)(5.0 * sin(ang)));
+  thr_vec2 xp = v2((float)(5.0 * cos(prev)), (float)(5.0 * sin(prev)));
+  f->a.x[k] = x;
+  f->a.v[k] = v2_scale(v2_sub(x, xp), 1.0f / f->c.prm.dt);
+}
+
 THR_TEST(laps_counted_by_crossings) {
   fsm f;
   fsm_init(&f, 3);
@@ -128,16 +140,10 @@ THR_TEST(laps_counted_by_crossings) {
   f.c.prm.btrans[0].laps = 3;
   add_trans(&f, 3, 3, THR_BT_LAP); /* re-enters: the timer restarts at each lap */
   f.a.bstate[0] = f.a.bstate[1] = f.a.bstate[2] = 3;
-  const double two_pi = 6.283185307179586;
   int laps_seen = 0, lap_steps = 0;
   for (int s = 1; s <= 250; ++s) {
-    for (int k = 0; k < 2; ++k) {
-      double sign = k == 0 ? 1.0 : -1.0, ang = sign * two_pi * (s + 0.5) / 100.0, prev = sign * two_pi * (s - 0.5) / 100.0;
-      thr_vec2 x = v2((float)(5.0 * cos(ang)), (float)(5.0 * sin(ang)));
-      thr_vec2 xp = v2((float)(5.0 * cos(prev)), (float)(5.0 * sin(prev)));
-      f.a.x[k] = x;
-      f.a.v[k] = v2_scale(v2_sub(x, xp), 1.0f / f.c.prm.dt);
-    }
+    on_circle(&f, 0, s, 1.0);
+    on_circle(&f, 1, s, -1.0);
     /* agent 2 jitters over the start line at (5, +-0.05), counter-clockwise every other step */
     f.a.x[2] = v2(5.0f, (s & 1) ? 0.05f : -0.05f);
     f.a.v[2] = v2(0.0f, ((s & 1) ? 0.1f : -0.1f) / f.c.prm.dt);
@@ -150,9 +156,7 @@ THR_TEST(laps_counted_by_crossings) {
   CHECK(f.a.laps[2] == 0);
   CHECK(f.a.bstate[0] == 3);
   for (int s = 251; s <= 300; ++s) {
-    double ang = two_pi * (s + 0.5) / 100.0, prev = two_pi * (s - 0.5) / 100.0;
-    f.a.x[0] = v2((float)(5.0 * cos(ang)), (float)(5.0 * sin(ang)));
-    f.a.v[0] = v2_scale(v2_sub(f.a.x[0], v2((float)(5.0 * cos(prev)), (float)(5.0 * sin(prev)))), 1.0f / f.c.prm.dt);
+    on_circle(&f, 0, s, 1.0);
     step(&f, s);
   }
   CHECK(f.a.laps[0] == 3 && f.a.bstate[0] == 2);
