@@ -392,6 +392,12 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
     }
     if (p->n_btrans) printf("  behavior   %d transition(s)\n", p->n_btrans);
     printf("  goals      arrive radius %g m\n", (double)p->arrive_radius);
+  } else if (p->model_kind == THR_MODEL_POWERLAW) {
+    printf("  model      power law (docs/powerlaw.md): E = k/tau^2 exp(-tau/tau0), k %g m^2/s^2, tau0 %g s, driving "
+           "xi %g s, range %g m, acceleration cap %g m/s^2, speed clamp %g m/s\n",
+           (double)p->pl_k, (double)p->pl_tau0, (double)p->pl_xi, (double)p->pl_range, (double)p->pl_max_accel,
+           (double)p->max_speed);
+    printf("  goals      arrive radius %g m\n", (double)p->arrive_radius);
   } else {
     print_pbd(sc, p);
   }

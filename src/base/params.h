@@ -17,7 +17,7 @@ enum thr_av_plane { THR_PLANE_TANGENT = 0, THR_PLANE_HORIZONTAL = 1, THR_PLANE_V
                     THR_PLANE_AXIS = 4 };
 
 /* The crowd model (`model.kind`; the schema's choices' order). */
-enum thr_model_kind { THR_MODEL_PBD = 0, THR_MODEL_ORCA = 1 };
+enum thr_model_kind { THR_MODEL_PBD = 0, THR_MODEL_ORCA = 1, THR_MODEL_POWERLAW = 2 };
 
 /* Neighbours an ORCA agent takes into its linear program, at most. */
 enum { THR_ORCA_MAX_NEIGHBORS = 16 };
@@ -157,6 +157,12 @@ typedef struct thr_params {
   int inferred_sign;      /* 0: neighbours get the reaction -F/N, 1: literal +F/N */
   float orca_reach;       /* pushes, collisions and inferred forces act within this centre distance
                              (derived: 2 r_max + the larger margin + 2 max_speed dt) [m] */
+  /* the power-law model (Karamouzas et al. 2014; model.kind powerlaw; docs/powerlaw.md) */
+  float pl_k;             /* energy scale k [m^2/s^2, per unit mass] */
+  float pl_tau0;          /* interaction time horizon tau0 [s] */
+  float pl_xi;            /* relaxation time of the driving force [s] */
+  float pl_range;         /* neighbours and walls within this distance interact [m] */
+  float pl_max_accel;     /* cap on |acceleration| [m/s^2]; 0: none */
   /* behaviour state machines (behaviors.*) */
   int n_bstates, n_btrans;
   thr_bstate bstates[THR_MAX_BSTATES];

@@ -130,6 +130,9 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   prm->orca_reach = 2.0f * max_radius + margin + 2.0f * prm->max_speed * prm->dt;
   w->k_force = prm->model_kind == THR_MODEL_ORCA ? thr_rings(prm->orca_reach, prm->skin, w->cell, most) : 0;
   if (w->k_force > w->k_max) w->k_max = w->k_force;
+  /* the power-law model: every neighbour within its range */
+  w->k_powerlaw = prm->model_kind == THR_MODEL_POWERLAW ? thr_rings(prm->pl_range, prm->skin, w->cell, most) : 0;
+  if (w->k_powerlaw > w->k_max) w->k_max = w->k_powerlaw;
   /* the congestion test of formations reads whole cells: its rings as given */
   w->k_formation = prm->formation_on ? (prm->fm_lookahead < most ? prm->fm_lookahead : most) : 0;
   if (w->k_formation > w->k_max) w->k_max = w->k_formation;
@@ -303,6 +306,8 @@ int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm) {
   /* ORCA: the edges an agent's obstacle half-planes consider */
   if (prm->model_kind == THR_MODEL_ORCA && prm->orca_horizon_obst * prm->max_speed + w->max_radius > margin)
     margin = prm->orca_horizon_obst * prm->max_speed + w->max_radius;
+  /* the power law: walls within its range */
+  if (prm->model_kind == THR_MODEL_POWERLAW && prm->pl_range > margin) margin = prm->pl_range;
   if (cell_lists(w, &obstacles, margin + prm->skin, &w->obs_cell_offset, &w->obs_cell_items))
     return -1;
   if (!w->n_exits) return 0;

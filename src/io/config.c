@@ -2565,29 +2565,71 @@ static int check_3d(cfg *c, const thr_ynode *root) {
  * passes switched off (ORCA replaces the stability and solver iterations;
  * its PLAN pass gives x*). In a PBD scenario orca keys other than their
  * defaults are refused (they would change nothing). */
-static int set_orca(cfg *c, const thr_ynode *root) {
-  thr_params *prm = &c->sc->prm;
+/* The keys of one model that another model's scenario gives with values
+ * other than their defaults (they would change nothing): the first one's
+ * section name, or NULL. Spelled-out defaults pass. */
+static const char *foreign_model_keys(const thr_params *prm) {
+  thr_params d;
+  thr_params_defaults(&d);
   if (prm->model_kind != THR_MODEL_ORCA) {
-    /* spelled-out defaults change nothing; another value would be ignored */
-    thr_params d;
-    thr_params_defaults(&d);
     if (prm->orca_range != d.orca_range || prm->orca_neighbors != d.orca_neighbors ||
         prm->orca_horizon != d.orca_horizon || prm->orca_share != d.orca_share ||
         prm->orca_horizon_obst != d.orca_horizon_obst)
-      return fail(c, key_at(root, "orca", NULL), "orca",
-                  "applies to model.kind: orca only (this scenario is pbd; give model: {kind: orca})");
+      return "orca";
     if (prm->forces_on != d.forces_on || prm->restitution != d.restitution || prm->push_mode != d.push_mode ||
         prm->push_gain != d.push_gain || prm->push_speed != d.push_speed || prm->slow_speed != d.slow_speed ||
         prm->slow_time != d.slow_time || prm->k_thresh != d.k_thresh || prm->theta_d != d.theta_d ||
         prm->theta_r != d.theta_r || prm->interact_margin != d.interact_margin ||
         prm->contact_margin != d.contact_margin || prm->inferred_sign != d.inferred_sign)
-      return fail(c, key_at(root, "forces", NULL), "forces",
-                  "applies to model.kind: orca only (this scenario is pbd; give model: {kind: orca})");
-    if (prm->n_bstates)
-      return fail(c, key_at(root, "behaviors", NULL), "behaviors",
-                  "applies to model.kind: orca only (this scenario is pbd; give model: {kind: orca})");
-    return 0;
+      return "forces";
+    if (prm->n_bstates) return "behaviors";
   }
+  if (prm->model_kind != THR_MODEL_POWERLAW &&
+      (prm->pl_k != d.pl_k || prm->pl_tau0 != d.pl_tau0 || prm->pl_xi != d.pl_xi || prm->pl_range != d.pl_range ||
+       prm->pl_max_accel != d.pl_max_accel))
+    return "powerlaw";
+  return NULL;
+}
+
+/* What the ORCA and power-law models cannot have (the PBD model's sections,
+ * stages, journeys, formations, 3D), and the PBD passes they switch off
+ * (their PLAN pass gives x*). */
+static int set_velocity_model(cfg *c, const thr_ynode *root, const char *kind) {
+  thr_params *prm = &c->sc->prm;
+  static const char *const pbd[] = {"solver", "contact", "long_range", "avoidance", "xsph", "headway", "walls",
+                                    "stages", "journeys", "formations"};
+  for (size_t k = 0; k < sizeof pbd / sizeof pbd[0]; ++k)
+    if (thr_ymap_get(root, pbd[k]))
+      return fail(c, key_at(root, pbd[k], NULL), pbd[k], "model.kind %s %s%s (docs/%s.md lists what it supports)",
+                  kind, k < 7 ? "has no such section: it belongs to the PBD model" : "cannot have ",
+                  k < 7 ? "" : pbd[k], kind);
+  if (prm->dim3)
+    return fail(c, key_at(root, "world", "z"), "world.z", "model.kind %s is 2D (3D agents are PBD only)", kind);
+  if (!(prm->max_speed > 0.0f))
+    return fail(c, key_at(root, "model", "max_speed"), "model.max_speed",
+                "must be > 0 with model.kind %s (%s)", kind,
+                prm->model_kind == THR_MODEL_ORCA ? "the radius of its velocity disc" : "its speed clamp");
+  prm->contact_on = prm->friction_on = prm->longrange_on = prm->avoidance_on = 0;
+  prm->xsph_on = prm->headway_on = 0; /* walls_on: the models' own wall terms */
+  prm->stability_iterations = 0;
+  prm->max_accel = 0.0f;
+  return 0;
+}
+
+/* model.kind orca and powerlaw (docs/orca.md, docs/powerlaw.md); in every
+ * scenario, the other models' keys other than their defaults are refused. */
+static int set_model(cfg *c, const thr_ynode *root) {
+  thr_params *prm = &c->sc->prm;
+  static const char *const kinds[] = {"pbd", "orca", "powerlaw"};
+  const char *foreign = foreign_model_keys(prm);
+  if (foreign)
+    return fail(c, key_at(root, foreign, NULL), foreign,
+                "applies to model.kind: %s only (this scenario is %s; give model: {kind: %s})",
+                !strcmp(foreign, "powerlaw") ? "powerlaw" : "orca", kinds[prm->model_kind],
+                !strcmp(foreign, "powerlaw") ? "powerlaw" : "orca");
+  if (prm->model_kind == THR_MODEL_PBD) return 0;
+  if (set_velocity_model(c, root, kinds[prm->model_kind])) return -1;
+  if (prm->model_kind == THR_MODEL_POWERLAW) return 0;
   if (!(prm->k_thresh < 1.0f))
     return fail(c, key_at(root, "forces", "k_thresh"), "forces.k_thresh",
                 "must be below 1 (a handed-on force must fade), got %g", (double)prm->k_thresh);
@@ -2603,25 +2645,9 @@ static int set_orca(cfg *c, const thr_ynode *root) {
   prm->orca_range_max = prm->orca_range; /* the ghost rings cover every state's range */
   for (int k = 0; k < prm->n_bstates; ++k)
     if (prm->bstates[k].range > prm->orca_range_max) prm->orca_range_max = prm->bstates[k].range;
-  static const char *const pbd[] = {"solver", "contact", "long_range", "avoidance", "xsph", "headway", "walls",
-                                    "stages", "journeys", "formations"};
-  for (size_t k = 0; k < sizeof pbd / sizeof pbd[0]; ++k)
-    if (thr_ymap_get(root, pbd[k]))
-      return fail(c, key_at(root, pbd[k], NULL), pbd[k],
-                  "model.kind orca %s%s (docs/orca.md lists what ORCA supports)",
-                  k < 7 ? "has no such section: it belongs to the PBD model" : "cannot have ", k < 7 ? "" : pbd[k]);
-  if (prm->dim3)
-    return fail(c, key_at(root, "world", "z"), "world.z", "model.kind orca is 2D (3D agents are PBD only)");
   if (prm->orca_neighbors > THR_ORCA_MAX_NEIGHBORS)
     return fail(c, key_at(root, "orca", "max_neighbors"), "orca.max_neighbors", "must be at most %d, got %d",
                 THR_ORCA_MAX_NEIGHBORS, prm->orca_neighbors);
-  if (!(prm->max_speed > 0.0f))
-    return fail(c, key_at(root, "model", "max_speed"), "model.max_speed",
-                "must be > 0 with model.kind orca (the radius of its velocity disc)");
-  prm->contact_on = prm->friction_on = prm->longrange_on = prm->avoidance_on = 0;
-  prm->xsph_on = prm->headway_on = 0; /* walls_on: the obstacle half-planes */
-  prm->stability_iterations = 0;
-  prm->max_accel = 0.0f;
   return 0;
 }
 
@@ -2655,7 +2681,7 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
     return -1;
   return read_agents(c, root) || read_sources(c, root) || read_formations(c, root) || read_measurement(c, root) ||
                  read_behaviors(c, root) || read_block_behaviors(c, root) ||
-                 check_output(c, root) || check_3d(c, root) || set_orca(c, root) ||
+                 check_output(c, root) || check_3d(c, root) || set_model(c, root) ||
                  read_catalyst(c, root) ||
                  add_walls(c)
              ? -1

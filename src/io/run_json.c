@@ -42,6 +42,10 @@ static void write_params(FILE *f, const thr_params *p) {
             p->orca_range, p->orca_neighbors, p->orca_horizon, p->orca_share, p->forces_on ? "true" : "false",
             p->push_mode == THR_PUSH_ALWAYS ? "always" : p->push_mode == THR_PUSH_WHEN_SLOW ? "when_slow" : "never",
             p->push_gain, p->k_thresh, p->n_bstates, p->n_btrans);
+  else if (p->model_kind == THR_MODEL_POWERLAW)
+    fprintf(f, "  \"model\": {\"kind\": \"powerlaw\", \"k\": %.9g, \"tau0\": %.9g, \"xi\": %.9g, \"range\": %.9g, "
+               "\"max_accel\": %.9g},\n",
+            p->pl_k, p->pl_tau0, p->pl_xi, p->pl_range, p->pl_max_accel);
   else
     fprintf(f, "  \"model\": {\"kind\": \"pbd\"},\n");
   /* 3D scenarios (docs/3d.md): floor and ceiling */

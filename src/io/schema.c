@@ -114,9 +114,10 @@ const thr_key thr_schema[] = {
     {.path = "model.preset", .type = CHOICE, .choices = "paper, pedestrian", .def = "paper", SC(preset, INT),
      .meaning = "defaults of the model's keys: the paper's (Weiss et al. 2017), or human-sized pedestrians with "
                 "the speed–density relation (table \"Model presets\" below); keys the scenario gives win"},
-    {.path = "model.kind", .type = CHOICE, .choices = "pbd, orca", .def = "pbd", PRM(model_kind, INT),
-     .meaning = "position-based dynamics (seed 000), or ORCA velocity obstacles (seed 002, docs/orca.md; `orca` "
-                "keys)"},
+    {.path = "model.kind", .type = CHOICE, .choices = "pbd, orca, powerlaw", .def = "pbd", PRM(model_kind, INT),
+     .meaning = "position-based dynamics (seed 000), ORCA velocity obstacles (seed 002, docs/orca.md; `orca` "
+                "keys), or the power-law force model 000 compares with (Karamouzas et al. 2014, docs/powerlaw.md; "
+                "`powerlaw` keys)"},
     {.path = "model.alpha", .type = NUMBER, .range = UNIT, .def = "0.0385", PRM(alpha, FLOAT),
      .meaning = "velocity blending, eq. (1)"},
     {.path = "model.radius_scale", .type = NUMBER, .range = GE1, .def = "1.05", PRM(radius_scale, FLOAT),
@@ -218,6 +219,19 @@ const thr_key thr_schema[] = {
                 "τ_o · max speed + radius count"},
     {.path = "orca.responsibility", .type = NUMBER, .range = STIFF, .def = "0.5", PRM(orca_share, FLOAT),
      .meaning = "each agent's share of the avoidance: 1/2 reciprocal (eq. 3), 1 all of it (eq. 4)"},
+
+    {.path = "powerlaw", .type = MAP,
+     .meaning = "the power-law model (`model.kind: powerlaw`; Karamouzas, Skinner & Guy 2014, docs/powerlaw.md)"},
+    {.path = "powerlaw.k", .type = NUMBER, .range = GT0, .def = "1.5", PRM(pl_k, FLOAT),
+     .meaning = "energy scale k of E(τ) = k/τ² e^(−τ/τ0), per unit mass [m²/s²]"},
+    {.path = "powerlaw.tau0", .type = NUMBER, .range = GT0, .def = "3", PRM(pl_tau0, FLOAT),
+     .meaning = "interaction time horizon τ0 [s]"},
+    {.path = "powerlaw.xi", .type = NUMBER, .range = GT0, .def = "0.54", PRM(pl_xi, FLOAT),
+     .meaning = "relaxation time ξ of the driving force (v_pref − v)/ξ [s]"},
+    {.path = "powerlaw.range", .type = NUMBER, .range = GT0, .def = "10", PRM(pl_range, FLOAT),
+     .meaning = "agents and walls closer than this interact [m]"},
+    {.path = "powerlaw.max_accel", .type = NUMBER, .range = GE0, .def = "20", PRM(pl_max_accel, FLOAT),
+     .meaning = "the total acceleration is capped at this [m/s²]; 0: no cap"},
 
     {.path = "forces", .type = MAP,
      .meaning = "the ORCA model's physical forces (002 §3.3, docs/orca.md): collisions, pushing, and the forces "

@@ -63,6 +63,7 @@ static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) 
   c.k_plane = w->k_plane;
   c.k_orca = w->k_orca;
   c.k_force = w->k_force;
+  c.k_powerlaw = w->k_powerlaw;
   return c;
 }
 

@@ -35,6 +35,7 @@
 #include "passes.h"
 #include "passes3d.h"
 #include "passes_orca.h"
+#include "passes_powerlaw.h"
 
 #define THR_PASSES(PASS)                                                                                     \
   PASS(FORMATION_STATE, "formation_state", BEHAVIOUR, thr_agent_formation_clear, THR_NO_3D, prm->formation_on, 0)  \
@@ -48,13 +49,14 @@
         THR_FIELD_BIT(FCONE))                  \
   PASS(HEADWAY, "headway", PLAN, thr_agent_headway, THR_NO_3D, prm->headway_on, THR_FIELD_BIT(P))              \
   PASS(ORCA, "orca", PLAN, thr_agent_orca, THR_NO_3D, prm->model_kind == THR_MODEL_ORCA, 0)                      \
+  PASS(POWERLAW, "powerlaw", PLAN, thr_agent_powerlaw, THR_NO_3D, prm->model_kind == THR_MODEL_POWERLAW, 0)      \
   PASS(STABILITY, "stability", STABILITY, thr_agent_stability, thr_agent_stability3, 1,                          \
     THR_FIELD_BIT(X) | THR_FIELD_BIT(P))                                                                    \
   PASS(FORMATION, "formation", SOLVER, thr_agent_formation, thr_agent_keep3, prm->formation_on, THR_FIELD_BIT(P)) \
   PASS(LONG_RANGE, "long_range", SOLVER, thr_agent_long_range, thr_agent_long_range3,                           \
     prm->longrange_on || prm->avoidance_on, THR_FIELD_BIT(P))                                               \
   PASS(CONTACT, "contact", SOLVER, thr_agent_contact, thr_agent_contact3,                                       \
-    (prm->contact_on || prm->walls_on || prm->dim3) && prm->model_kind != THR_MODEL_ORCA, THR_FIELD_BIT(P))                                        \
+    (prm->contact_on || prm->walls_on || prm->dim3) && prm->model_kind == THR_MODEL_PBD, THR_FIELD_BIT(P))                                        \
   PASS(VELOCITY, "velocity", VELOCITY, thr_agent_velocity, thr_agent_velocity3, 1,                              \
     prm->xsph_on ? THR_FIELD_BIT(VNEW) : 0)                                                                 \
   PASS(FINALIZE, "xsph", FINAL, thr_agent_xsph_clamp, thr_agent_xsph_clamp3, 1, 0)

@@ -40,6 +40,7 @@ typedef struct thr_ctx {
   int k_plane;     /* ... for the 3D auto plane choice */
   int k_orca;      /* ... for the ORCA model's neighbours */
   int k_force;     /* ... for its forces (prm.orca_reach) */
+  int k_powerlaw;  /* ... for the power-law model's neighbours */
   const uint32_t *id;
   const float *radius;
   const float *inv_mass;
@@ -102,7 +103,7 @@ THR_HD thr_plan thr_agent_plan(const thr_ctx *c, const thr_agents *a, int i) {
  * blending and the prediction x*. */
 THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, const thr_agents *a, int i) {
   /* ORCA: agents are binned where they are; its PLAN pass gives x* */
-  if (c->prm.model_kind == THR_MODEL_ORCA) return a->x[i];
+  if (c->prm.model_kind != THR_MODEL_PBD) return a->x[i]; /* ORCA, power law: their PLAN pass gives x* */
   /* formation agents: p* = x + dt v (004 Algorithm 1 lines 5-6); their plan
    * is last step's steering, already in v */
   if (c->prm.formation_on && a->formation[i] >= 0) return thr_predict(a->x[i], a->v[i], c->prm.dt);

@@ -486,7 +486,7 @@ THR_TEST(set_errors) {
   FAILS_SET(base, "agents[x].count=3", "--set agents[x].count=3: bad key 'agents[x].count'");
   FAILS_SET(base, "solvr.iterations=3",
             "--set solvr.iterations=3: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, "
-            "time, solver, model, headway, contact, long_range, avoidance, walls, xsph, orca, forces, behaviors, neighbors, decomposition, goals, "
+            "time, solver, model, headway, contact, long_range, avoidance, walls, xsph, orca, powerlaw, forces, behaviors, neighbors, decomposition, goals, "
             "obstacles, exits, routing, stages, journeys, agents, sources, formations, measurement, output, catalyst); did you mean "
             "'solver'?");
   FAILS_SET(base, "solver.iteratons=3",
@@ -602,7 +602,7 @@ THR_TEST(messages_escape_input) {
 THR_TEST(unknown_keys) {
   FAILS(WORLD "solvr: {iterations: 3}\n" AGENTS,
         ":2:1: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, time, solver, model, "
-        "headway, contact, long_range, avoidance, walls, xsph, orca, forces, behaviors, neighbors, decomposition, goals, obstacles, exits, routing, "
+        "headway, contact, long_range, avoidance, walls, xsph, orca, powerlaw, forces, behaviors, neighbors, decomposition, goals, obstacles, exits, routing, "
         "stages, journeys, agents, sources, formations, measurement, output, catalyst); did you mean 'solver'?");
   FAILS(WORLD "solver: {iteratons: 3}\n" AGENTS,
         ":2:10: solver: unknown key 'iteratons' (known keys here: stability_iterations, iterations, omega); "
