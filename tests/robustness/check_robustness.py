@@ -268,7 +268,9 @@ def sigterm(a, tmp):
                                                              proc.returncode))
     text, rows = metrics_rows(path)
     steps = [int(r[0]) for r in rows]
-    check(text.endswith("\n") and all(len(r) == 10 for r in rows), "metrics.csv ends with a complete row")
+    ncol = len(text.split("\n", 1)[0].split(","))  # the header's columns
+    check(text.endswith("\n") and ncol >= 10 and all(len(r) == ncol for r in rows),
+          "metrics.csv ends with a complete row (%d columns)" % ncol)
     check(steps == list(range(len(steps))), "rows of consecutive steps 0..%d" % (steps[-1] if steps else -1))
     rj = run_json(out)
     check(rj["state"] == ("checkpointed" if hdf5 else "interrupted") and rj["last_step"] == steps[-1],
