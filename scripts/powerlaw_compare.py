@@ -9,6 +9,8 @@ For each scenario and model it runs throng (one core, --steps N) and prints:
                      overlapping pairs at any one time (overlap_pairs)
   stalled            agents not at their goal whose speed is below 0.1 m/s at the end
                      (--final-state); the crowds are still passing then
+  through            the throughput: agents that have come out beyond the far end of
+                     the other group's starting block by the end
   at goal            agents at their goals at the end
   agent-steps/s      throng's own figure for the run (one core)
 With --plot FILE (needs matplotlib) it draws the overlap ratio and the overlapping
@@ -42,13 +44,21 @@ def run(throng, scenario, model, steps, tmp):
     with open(os.path.join(out, "metrics.csv")) as fh:
         m = list(csv.DictReader(fh))
     with open(final) as fh:
-        speeds = [math.hypot(float.fromhex(r["vx"]), float.fromhex(r["vy"])) for r in csv.DictReader(fh)]
+        rows = list(csv.DictReader(fh))
+    speeds = [math.hypot(float.fromhex(r["vx"]), float.fromhex(r["vy"])) for r in rows]
+    start = os.path.join(tmp, tag + "-start.csv")
+    subprocess.run([throng, "run", scenario, "--set", "model.kind=" + model, "--steps", "0", "--no-output",
+                    "--final-state", start], capture_output=True, check=True)
+    with open(start) as fh:
+        x0 = {r["id"]: float.fromhex(r["x"]) for r in csv.DictReader(fh)}
+    hi, lo = max(x0.values()), min(x0.values())  # the far ends of the right and the left group
+    through = sum((float.fromhex(r["x"]) > hi) if x0[r["id"]] < 0 else (float.fromhex(r["x"]) < lo) for r in rows)
     at_goal = int(m[-1]["at_goal"])
     return {"scenario": os.path.basename(scenario)[:-5], "model": model, "steps": steps,
             "max_overlap_ratio": max(float(r["max_overlap_ratio"]) for r in m),
             "max_overlap_pairs": max(int(r["overlap_pairs"]) for r in m),
             "stalled": sum(s < 0.1 for s in speeds) - at_goal if at_goal == 0 else None,
-            "slow": sum(s < 0.1 for s in speeds), "at_goal": at_goal, "agents": len(speeds),
+            "slow": sum(s < 0.1 for s in speeds), "at_goal": at_goal, "agents": len(speeds), "through": through,
             "agent_steps_per_s": float(rate.group(1)) if rate else None,
             "series": [(float(r["time"]), float(r["max_overlap_ratio"]), int(r["overlap_pairs"])) for r in m]}
 
@@ -66,12 +76,12 @@ def main():
             for model in ("powerlaw", "pbd"):
                 rows.append(run(a.throng, os.path.join(CONFIGS, sc + ".yaml"), model, a.steps, tmp))
     print("| scenario | model | largest overlap (of a radius) | most overlapping pairs | slower than 0.1 m/s "
-          "at %g s | at goal | agent-steps/s (one core) |" % (a.steps / 48.0))
-    print("|---|---|---:|---:|---:|---:|---:|")
+          "at %g s | through | at goal | agent-steps/s (one core) |" % (a.steps / 48.0))
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
-        print("| %s | %s | %.3f | %d | %d | %d | %.3g |" % (r["scenario"], r["model"], r["max_overlap_ratio"],
-                                                            r["max_overlap_pairs"], r["slow"], r["at_goal"],
-                                                            r["agent_steps_per_s"] or float("nan")))
+        print("| %s | %s | %.3f | %d | %d | %d | %d | %.3g |" % (r["scenario"], r["model"], r["max_overlap_ratio"],
+                                                                 r["max_overlap_pairs"], r["slow"], r["through"],
+                                                                 r["at_goal"], r["agent_steps_per_s"] or float("nan")))
     if a.json:
         with open(a.json, "w") as fh:
             json.dump([{k: v for k, v in r.items() if k != "series"} for r in rows], fh, indent=1)
