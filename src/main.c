@@ -271,6 +271,35 @@ static void print_pbd(const thr_scenario *sc, const thr_params *p) {
   printf("  blending   alpha %g, arrive radius %g m\n", (double)p->alpha, (double)p->arrive_radius);
 }
 
+/* The ORCA model's settings, forces and behaviour states (docs/orca.md). */
+static void print_orca(const thr_scenario *sc, const thr_params *p) {
+  char push[32], speed[32], sign[32];
+  printf("  model      ORCA (docs/orca.md): neighbours within %g m, the nearest %d, time horizon %g s, "
+         "responsibility %g, max speed %g m/s\n",
+         (double)p->orca_range, p->orca_neighbors, (double)p->orca_horizon, (double)p->orca_share,
+         (double)p->max_speed);
+  if (p->forces_on)
+    printf("  forces     collisions (restitution %g), pushes %s (gain %g 1/s, %s speed), inferred forces handed on "
+           "(k_thresh %g, theta_d %g deg, theta_r %g deg, sign %s)\n",
+           (double)p->restitution, thr_key_choice(thr_schema_find("forces.push"), p->push_mode, push, sizeof push),
+           (double)p->push_gain, thr_key_choice(thr_schema_find("forces.push_speed"), p->push_speed, speed, sizeof speed),
+           (double)p->k_thresh, (double)p->theta_d, (double)p->theta_r,
+           thr_key_choice(thr_schema_find("forces.inferred_sign"), p->inferred_sign, sign, sizeof sign));
+  else
+    printf("  forces     off (pure ORCA)\n");
+  for (int k = 0; k < p->n_bstates; ++k) {
+    const thr_bstate *st = &p->bstates[k];
+    printf("  behavior   %-12s goal %s, speed x%g, neighbours within %g m, time horizon %g s, push %s\n",
+           sc->bstate_names[k],
+           st->goal == THR_STATE_GOAL_KEEP ? "kept" : st->goal == THR_STATE_GOAL_STAND ? "none (stands)"
+           : st->goal == THR_STATE_GOAL_CIRCULATE ? "circulate" : "a goal set",
+           (double)st->speed, (double)st->range, (double)st->horizon,
+           thr_key_choice(thr_schema_find("behaviors.states[].push"), st->push, push, sizeof push));
+  }
+  if (p->n_btrans) printf("  behavior   %d transition(s)\n", p->n_btrans);
+  printf("  goals      arrive radius %g m\n", (double)p->arrive_radius);
+}
+
 static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_params *p, long total) {
   char path[sizeof sc->path * 4];
   snprintf(path, sizeof path, "%s", sc->path);
@@ -368,30 +397,7 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
     printf("  measure    %d area(s), %d line(s), maps %s every %d steps (cells of %g m)\n", sc->areas.n_polys,
            sc->n_lines, sc->map_every ? "sampled" : "off:", sc->map_every, (double)sc->map_cell);
   if (p->model_kind == THR_MODEL_ORCA) {
-    printf("  model      ORCA (docs/orca.md): neighbours within %g m, the nearest %d, time horizon %g s, "
-           "responsibility %g, max speed %g m/s\n",
-           (double)p->orca_range, p->orca_neighbors, (double)p->orca_horizon, (double)p->orca_share,
-           (double)p->max_speed);
-    if (p->forces_on)
-      printf("  forces     collisions (restitution %g), pushes %s (gain %g 1/s, %s speed), inferred forces handed on "
-             "(k_thresh %g, theta_d %g deg, theta_r %g deg, %s)\n",
-             (double)p->restitution,
-             p->push_mode == THR_PUSH_ALWAYS ? "always" : p->push_mode == THR_PUSH_WHEN_SLOW ? "when slow" : "never",
-             (double)p->push_gain, p->push_speed ? "preferred" : "current", (double)p->k_thresh, (double)p->theta_d,
-             (double)p->theta_r, p->inferred_sign ? "literal sign" : "as reactions");
-    else
-      printf("  forces     off (pure ORCA)\n");
-    for (int k = 0; k < p->n_bstates; ++k) {
-      const thr_bstate *st = &p->bstates[k];
-      printf("  behavior   %-12s goal %s, speed x%g, neighbours within %g m, time horizon %g s, push %s\n",
-             sc->bstate_names[k],
-             st->goal == THR_STATE_GOAL_KEEP ? "kept" : st->goal == THR_STATE_GOAL_STAND ? "none (stands)"
-             : st->goal == THR_STATE_GOAL_CIRCULATE ? "circulate" : "a goal set",
-             (double)st->speed, (double)st->range, (double)st->horizon,
-             st->push == THR_PUSH_ALWAYS ? "always" : st->push == THR_PUSH_WHEN_SLOW ? "when slow" : "never");
-    }
-    if (p->n_btrans) printf("  behavior   %d transition(s)\n", p->n_btrans);
-    printf("  goals      arrive radius %g m\n", (double)p->arrive_radius);
+    print_orca(sc, p);
   } else if (p->model_kind == THR_MODEL_POWERLAW) {
     printf("  model      power law (docs/powerlaw.md): E = k/tau^2 exp(-tau/tau0), k %g m^2/s^2, tau0 %g s, driving "
            "xi %g s, range %g m, acceleration cap %g m/s^2, speed clamp %g m/s\n",
@@ -404,7 +410,6 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
   printf("  output     %s, trajectory every %d steps, metrics every %d steps\n",
          sc->out_dir[0] ? sc->out_dir : "out/<name>", sc->trajectory_every, sc->metrics_every);
 }
-
 
 /* Load the command's scenario; on bad input print why (rank 0) and fail. */
 /* --catalyst scripts after the scenario's catalyst.scripts: 0, or -1 with

@@ -2335,9 +2335,10 @@ static int read_bstate(cfg *c, const thr_ynode *item, const char *path, int i) {
   thr_bstate *st = &prm->bstates[i];
   named states = bstates_named(sc, i + 1);
   sc->bstate_line[i] = item_line(item);
-  st->speed = 1.0f, st->range = prm->orca_range, st->horizon = prm->orca_horizon, st->push = prm->push_mode;
+  st->range = prm->orca_range, st->horizon = prm->orca_horizon, st->push = prm->push_mode; /* defaults: other keys */
   st->radius = 0.0f;
   if (item_map(c, item, path, "a map {name: NAME, goal: ..., speed: ..., push: ...}") || need_keys(c, item, path, -1) ||
+      thr_config_read_default(row_of(path, "speed"), &st->speed, c->err, c->errlen) ||
       read_item_name(c, item, path, sc->bstate_names[i], sizeof sc->bstate_names[i], &states, i) ||
       read_key_into(c, item, path, "speed", &st->speed) || read_key_into(c, item, path, "neighbor_dist", &st->range) ||
       read_key_into(c, item, path, "time_horizon", &st->horizon) || read_key_into(c, item, path, "push", &st->push) ||

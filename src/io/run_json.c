@@ -13,7 +13,7 @@ static const char *response_name(const char *key, int value, char buf[32]) {
 }
 
 static void write_params(FILE *f, const thr_params *p) {
-  char lr[32], av[32], plane[32];
+  char lr[32], av[32], plane[32], push[32];
   fprintf(f,
           "  \"parameters\": {\"dt\": %.9g, \"alpha\": %.9g, \"omega\": %.9g, \"stability_iterations\": %d, "
           "\"solver_iterations\": %d, \"radius_scale\": %.9g,\n"
@@ -40,7 +40,7 @@ static void write_params(FILE *f, const thr_params *p) {
                "\"responsibility\": %.9g, \"forces\": %s, \"push\": \"%s\", \"push_gain\": %.9g, \"k_thresh\": %.9g, "
                "\"behavior_states\": %d, \"behavior_transitions\": %d},\n",
             p->orca_range, p->orca_neighbors, p->orca_horizon, p->orca_share, p->forces_on ? "true" : "false",
-            p->push_mode == THR_PUSH_ALWAYS ? "always" : p->push_mode == THR_PUSH_WHEN_SLOW ? "when_slow" : "never",
+            response_name("forces.push", p->push_mode, push),
             p->push_gain, p->k_thresh, p->n_bstates, p->n_btrans);
   else if (p->model_kind == THR_MODEL_POWERLAW)
     fprintf(f, "  \"model\": {\"kind\": \"powerlaw\", \"k\": %.9g, \"tau0\": %.9g, \"xi\": %.9g, \"range\": %.9g, "

@@ -75,7 +75,11 @@ THR_HD int thr_orca_edge_count(const thr_obstacle_view *ov, int o) {
   return ov->closed[o] ? m : 2 * (m - 1);
 }
 
-THR_HD thr_vec2 thr_unit(thr_vec2 a) { return v2_scale(a, 1.0f / v2_len(a)); }
+/* Unit vector along a, or zero. */
+THR_HD thr_vec2 thr_orca_dir(thr_vec2 a) {
+  float l = v2_len(a);
+  return l > 0.0f ? v2_scale(a, 1.0f / l) : v2(0.0f, 0.0f);
+}
 
 /* Is obstacle o a polygon given counter-clockwise (positive area)? */
 THR_HD int thr_orca_polygon_ccw(const thr_obstacle_view *ov, int o) {
@@ -86,6 +90,20 @@ THR_HD int thr_orca_polygon_ccw(const thr_obstacle_view *ov, int o) {
   return area2 > 0.0f;
 }
 
+/* The two ends of edge k of obstacle o, polygons walked counter-clockwise
+ * (ccw: thr_orca_polygon_ccw; unused for open walls): all the neighbour
+ * query needs. */
+THR_HD void thr_orca_edge_ends(const thr_obstacle_view *ov, int o, int k, int ccw, thr_vec2 *p1, thr_vec2 *p2) {
+  const thr_vec2 *v = ov->verts + ov->vfirst[o];
+  int m = ov->vfirst[o + 1] - ov->vfirst[o];
+  if (!ov->closed[o]) {
+    *p1 = v[k / 2 + (k & 1)], *p2 = v[k / 2 + !(k & 1)];
+    return;
+  }
+  int a = k % m, b = (k + 1) % m;
+  *p1 = v[ccw ? a : m - 1 - a], *p2 = v[ccw ? b : m - 1 - b];
+}
+
 /* Edge k of obstacle o (spec §6.3): polygons walked counter-clockwise
  * whatever their orientation in the scenario (ccw: thr_orca_polygon_ccw,
  * once per obstacle; unused for open walls). */
@@ -94,9 +112,8 @@ THR_HD thr_orca_edge thr_orca_edge_of(const thr_obstacle_view *ov, int o, int k,
   int m = ov->vfirst[o + 1] - ov->vfirst[o];
   thr_orca_edge e;
   if (!ov->closed[o]) {
-    int a = k / 2 + (k & 1), b = k / 2 + !(k & 1);
-    e.p1 = v[a], e.p2 = v[b];
-    e.d1 = thr_unit(v2_sub(e.p2, e.p1));
+    thr_orca_edge_ends(ov, o, k, ccw, &e.p1, &e.p2);
+    e.d1 = thr_orca_dir(v2_sub(e.p2, e.p1));
     e.d2 = e.dprev = v2_scale(e.d1, -1.0f);
     e.convex1 = e.convex2 = 1;
     return e;
@@ -107,25 +124,12 @@ THR_HD thr_orca_edge thr_orca_edge_of(const thr_obstacle_view *ov, int o, int k,
     w[j] = v[ccw ? idx : m - 1 - idx];
   }
   e.p1 = w[1], e.p2 = w[2];
-  e.d1 = thr_unit(v2_sub(w[2], w[1]));
-  e.d2 = thr_unit(v2_sub(w[3], w[2]));
-  e.dprev = thr_unit(v2_sub(w[1], w[0]));
+  e.d1 = thr_orca_dir(v2_sub(w[2], w[1]));
+  e.d2 = thr_orca_dir(v2_sub(w[3], w[2]));
+  e.dprev = thr_orca_dir(v2_sub(w[1], w[0]));
   e.convex1 = thr_det(v2_sub(w[1], w[0]), v2_sub(w[2], w[1])) >= 0.0f;
   e.convex2 = thr_det(v2_sub(w[2], w[1]), v2_sub(w[3], w[2])) >= 0.0f;
   return e;
-}
-
-/* The two ends of edge k of obstacle o as thr_orca_edge_of walks it (the
- * cheap part: the neighbour query needs no more). */
-THR_HD void thr_orca_edge_ends(const thr_obstacle_view *ov, int o, int k, int ccw, thr_vec2 *p1, thr_vec2 *p2) {
-  const thr_vec2 *v = ov->verts + ov->vfirst[o];
-  int m = ov->vfirst[o + 1] - ov->vfirst[o];
-  if (!ov->closed[o]) {
-    *p1 = v[k / 2 + (k & 1)], *p2 = v[k / 2 + !(k & 1)];
-    return;
-  }
-  int a = k % m, b = (k + 1) % m;
-  *p1 = v[ccw ? a : m - 1 - a], *p2 = v[ccw ? b : m - 1 - b];
 }
 
 /* The obstacle half-planes of agent i (velocity v), from the nearest
@@ -329,12 +333,6 @@ THR_HD int thr_orca_pushes(const thr_params *prm, thr_vec2 xi, thr_vec2 vi, floa
 /* Does agent i push this step (its state's push mode)? */
 THR_HD int thr_orca_is_pusher(const thr_ctx *c, const thr_agents *a, int i, const thr_bstate *st) {
   return st->push == THR_PUSH_ALWAYS || (st->push == THR_PUSH_WHEN_SLOW && a->bslow[i] >= c->prm.slow_steps);
-}
-
-/* Unit vector along a, or zero. */
-THR_HD thr_vec2 thr_orca_dir(thr_vec2 a) {
-  float l = v2_len(a);
-  return l > 0.0f ? v2_scale(a, 1.0f / l) : v2(0.0f, 0.0f);
 }
 
 /* Pass A (UPDATE): what agent i hands on this step. Its push f_p shared
