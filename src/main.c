@@ -250,9 +250,9 @@ static int count_only(uint32_t id, thr_vec2 x, void *user) {
 static void print_pbd(const thr_scenario *sc, const thr_params *p) {
   char preset[32];
   printf("  model      preset %s\n", thr_key_choice(thr_schema_find("model.preset"), sc->preset, preset, sizeof preset));
-  printf("  headway    %s (time gap %g s, min gap %g m, anticipation %g s, width %g, range %g m)\n",
+  printf("  headway    %s (time gap %g s, min gap %g m, anticipation %g s, width %g, range %g m, sidestep %g m)\n",
          p->headway_on ? "on" : "off", (double)p->hw_time_gap, (double)p->hw_min_gap, (double)p->hw_anticipation,
-         (double)p->hw_width, (double)p->hw_range);
+         (double)p->hw_width, (double)p->hw_range, (double)p->hw_sidestep);
   printf("  solver     %d stability + %d iterations, omega %g, radius scale %g\n", p->stability_iterations,
          p->solver_iterations, (double)p->omega, (double)p->radius_scale);
   printf("  contact    %s, friction %s (mu_s %g, mu_k %g)\n", p->contact_on ? "on" : "off",
@@ -466,7 +466,7 @@ static int cmd_check(const cli *c) {
   /* the distance fields, as a run computes them: unreachable exits and
    * stages, and their memory */
   double t_routes = MPI_Wtime();
-  if (!rc) rc = thr_routes_build(&w, &sc, err, sizeof err) ? -1 : 0;
+  if (!rc) rc = thr_routes_build(&w, &sc, &prm, NULL, err, sizeof err) ? -1 : 0;
   t_routes = MPI_Wtime() - t_routes;
   if (!rc) rc = thr_sources_check(&sc, &w, err, sizeof err);
   if (!rc) {

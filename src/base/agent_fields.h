@@ -30,6 +30,7 @@
   FIELD(V, v, thr_vec2, STATE, GHOST, "velocity [m/s]")                                                     \
   FIELD(GOAL, goal, thr_vec2, STATE, OWNED, "personal goal point (goal_set == THR_GOALSET_PERSONAL)")       \
   FIELD(VNEW, vnew, thr_vec2, STEP, OWNED, "velocity (x* - x)/dt before XSPH (velocity pass -> finalize)")  \
+  FIELD(VPREF, vpref, thr_vec2, STEP, OWNED, "preferred velocity of this step's plan, which the headway law reads of neighbours [m/s]") \
   FIELD(SRD, srd, thr_vec2, STATE, OWNED, "Short Range Destination minus its formation's position [m]")        \
   FIELD(VPREV, vprev, thr_vec2, STATE, OWNED, "velocity of the step before, v^(n-1) (ORCA forces) [m/s]")       \
   FIELD(VF, vf, thr_vec2, STATE, OWNED, "velocity the net force alone implied last step, v^f (ORCA forces) [m/s]") \
@@ -48,7 +49,7 @@
   FIELD(RELEASE, release, float, STATE, OWNED, "time the agent starts walking: end of pre-movement [s]")    \
   FIELD(BORN, born, float, STATE, OWNED, "time the agent entered the simulation [s]")                       \
   FIELD(TRAVEL, travel, float, STATE, OWNED, "distance walked so far [m]")                                 \
-  FIELD(ROUTE, route, int32_t, STATE, OWNED, "distance field followed, or -1: the goal (no field)")         \
+  FIELD(ROUTE, route, int32_t, STATE, GHOST, "distance field followed, or -1: the goal (no field)")         \
   FIELD(STAGE, stage, int32_t, STATE, OWNED, "current journey stage, or -1")                               \
   FIELD(SLOT, slot, int32_t, STATE, OWNED, "slot at a queue or waiting stage; -1 none, -2 hold position")   \
   FIELD(JOURNEY, journey, int32_t, STATE, OWNED, "journey, or -1")                                       \

@@ -94,12 +94,16 @@ typedef struct thr_params {
   float hw_time_gap; /* T: speed v0 (1 - exp(-(gap - g0) / (v0 T))), (gap - g0)/T close up [s] */
   float hw_min_gap;  /* g0: the gap at which an agent stands still [m] */
   float hw_anticipation; /* neighbours are taken where they will be this much later [s] */
+  float hw_turn_anticipation; /* ... more so the more their way turns from the agent's [s] */
+  float hw_cross_width; /* a neighbour heading across the agent's way counts within this share of width */
   float hw_width;    /* neighbours within width * (ri + rj) of the path count */
   float hw_range;    /* neighbours further than this (centre distance) never slow an agent [m] */
+  float hw_sidestep; /* a held-up agent steps 30 deg aside where the way is clear this far [m]; 0: never */
 
   /* walls and obstacles (section 4.7) */
   int walls_on;
   float wall_stiffness;
+  float wall_clearance; /* agents keep this much room between body and wall [m] (2D) */
 
   /* XSPH cohesion (section 4.3), Poly6 kernel */
   int xsph_on;

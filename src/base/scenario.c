@@ -19,6 +19,7 @@ void thr_scenario_free(thr_scenario *sc) {
   thr_polyset_free(&sc->regions);
   thr_polyset_free(&sc->areas);
   free(sc->exit_names);
+  free(sc->exit_width);
   free(sc->stages);
   free(sc->slots);
   free(sc->journeys);

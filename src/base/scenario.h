@@ -11,6 +11,9 @@
 #include "params.h"
 #include "vec2.h"
 
+/* routing.exit_choice, in the schema's order */
+enum thr_exit_choice { THR_EXIT_CHOICE_DISTANCE, THR_EXIT_CHOICE_TIME };
+
 enum thr_layout {
   THR_LAYOUT_GRID,    /* lattice filling a rectangle */
   THR_LAYOUT_RANDOM,  /* uniform random, non-overlapping, in a rectangle */
@@ -128,6 +131,16 @@ typedef struct thr_scenario {
   thr_polyset exit_shapes;   /* one polygon (no holes) per exit */
   float route_cell;          /* routing.cell: distance-field grid cell [m] */
   float route_clearance;     /* routing.clearance: walls inflated by this [m]; 0: the largest agent radius */
+  int congestion_on;         /* routing.congestion.enabled: exit fields are travel-time fields */
+  float congestion_every;    /* routing.congestion.every [s] */
+  float congestion_radius;   /* routing.congestion.radius [m] */
+  float congestion_min_speed; /* routing.congestion.min_speed (relative) */
+  float congestion_free_density; /* routing.congestion.free_density [1/m^2] */
+  int exit_choice;           /* routing.exit_choice: enum thr_exit_choice */
+  float queue_flow;          /* routing.queue_flow [persons/(m s)] */
+  float choice_hysteresis;   /* routing.hysteresis [s] */
+  float queue_relaxation;    /* routing.queue_relaxation [s] */
+  float *exit_width;         /* [n_exits] exits[].width, or derived from the shape [m] */
   int n_stages;
   thr_stage_def *stages;
   int n_slots;

@@ -302,7 +302,7 @@ int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm) {
   w->obs_cell_offset = w->obs_cell_items = w->exit_cell_offset = w->exit_cell_items = NULL;
   w->window = win;
   shape_set obstacles = {w->n_obstacles, w->obs_vfirst, w->obs_closed, w->verts};
-  float margin = w->max_radius * prm->radius_scale;
+  float margin = w->max_radius * prm->radius_scale + (prm->dim3 ? 0.0f : prm->wall_clearance);
   /* ORCA: the edges an agent's obstacle half-planes consider */
   if (prm->model_kind == THR_MODEL_ORCA && prm->orca_horizon_obst * prm->max_speed + w->max_radius > margin)
     margin = prm->orca_horizon_obst * prm->max_speed + w->max_radius;
@@ -327,6 +327,7 @@ void thr_world_free(thr_world *w) {
   free(w->area_vfirst);
   free(w->area_verts);
   free(w->fields);
+  free(w->ref_fields);
   free(w->field_kind);
   free(w->field_ref);
   free(w->exit_field);

@@ -58,6 +58,7 @@ typedef struct thr_world {
   float fox, foy, fh;
   int fnx, fny;
   float *fields;
+  float *ref_fields;           /* fields recomputed with the crowd: the same without it (NULL: none) */
   int *field_kind, *field_ref; /* what field k leads to: THR_FIELD_* and the exit or stage index */
   int *exit_field;             /* [n_exits] field of each exit, -1 when unused */
   int nearest_field;           /* the field to the nearest exit, -1 when unused */

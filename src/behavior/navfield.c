@@ -381,10 +381,12 @@ enum { CELL_FAR = -1, CELL_DONE = -2 };
  * cells are accepted, and hence every value, is the same on every run. */
 typedef struct march {
   const thr_navgrid *g;
-  double *t;  /* value per cell (final once CELL_DONE) */
-  int *pos;   /* heap position per cell, CELL_FAR or CELL_DONE */
-  int *heap;  /* front cells */
-  int n;      /* front size */
+  const float *scale; /* speed factor per cell, NULL: 1 */
+  double *t;          /* value per cell (final once CELL_DONE) */
+  int *pos;           /* heap position per cell, CELL_FAR or CELL_DONE */
+  int *heap;          /* front cells */
+  int32_t *label;     /* source label per cell, NULL: not wanted */
+  int n;              /* front size */
 } march;
 
 static int before(const march *m, int a, int b) { return m->t[a] < m->t[b] || (m->t[a] == m->t[b] && a < b); }
@@ -438,20 +440,33 @@ static int front_pop(march *m) {
 
 static double done_value(const march *m, int c) { return m->pos[c] == CELL_DONE ? m->t[c] : INFINITY; }
 
+/* The smaller done neighbour value of cell c along one axis (cells c - step
+ * and c + step, where they exist), and which cell holds it (-1: none). */
+static double axis_min(const march *m, int c, int step, int has_lo, int has_hi, int *from) {
+  double lo = has_lo ? done_value(m, c - step) : INFINITY, hi = has_hi ? done_value(m, c + step) : INFINITY;
+  *from = hi < lo ? c + step : (lo < INFINITY ? c - step : -1);
+  return fmin(lo, hi);
+}
+
 /* First-order upwind update of cell (i, j) from its done neighbours: the
  * solution of sum over axes of max(T - a_axis, 0)^2 = (h / F)^2, a_axis the
- * smaller done neighbour value along that axis. */
-static double upwind(const march *m, int i, int j) {
+ * smaller done neighbour value along that axis. *from: the neighbour whose
+ * value is the smaller of the two axes' (its label passes on). */
+static double upwind(const march *m, int i, int j, int *from) {
   const thr_navgrid *g = m->g;
-  int c = j * g->nx + i;
-  double a = fmin(i > 0 ? done_value(m, c - 1) : INFINITY, i < g->nx - 1 ? done_value(m, c + 1) : INFINITY);
-  double b = fmin(j > 0 ? done_value(m, c - g->nx) : INFINITY, j < g->ny - 1 ? done_value(m, c + g->nx) : INFINITY);
-  double f = g->h / (double)thr_navgrid_speed(g, (size_t)c);
+  int c = j * g->nx + i, fa, fb;
+  double a = axis_min(m, c, 1, i > 0, i < g->nx - 1, &fa);
+  double b = axis_min(m, c, g->nx, j > 0, j < g->ny - 1, &fb);
+  double speed = (double)thr_navgrid_speed(g, (size_t)c);
+  if (m->scale) speed *= (double)m->scale[c];
+  double f = g->h / speed;
   if (a > b) {
     double s = a;
     a = b;
     b = s;
+    fa = fb;
   }
+  *from = fa;
   if (!(b - a < f)) return a + f; /* one axis only (also b infinite) */
   return 0.5 * (a + b + sqrt(2.0 * f * f - (b - a) * (b - a)));
 }
@@ -459,27 +474,33 @@ static double upwind(const march *m, int i, int j) {
 static void relax(march *m, int i, int j) {
   const thr_navgrid *g = m->g;
   if (i < 0 || j < 0 || i >= g->nx || j >= g->ny) return;
-  int c = j * g->nx + i;
+  int c = j * g->nx + i, from;
   if (m->pos[c] == CELL_DONE || g->kind[c] == THR_NAV_BLOCKED) return;
-  double t = upwind(m, i, j);
+  double t = upwind(m, i, j, &from);
   if (t < m->t[c]) {
     m->t[c] = t;
+    if (m->label && from >= 0) m->label[c] = m->label[from];
     front_lowered(m, c);
   }
 }
 
-static long seed_targets(march *m, const unsigned char *target) {
+/* Every cell far and +INFINITY, then the walkable sources at their start
+ * values (the lower one where a cell is given twice). */
+static long seed_sources(march *m, const thr_navsource *src, long n_src) {
   long n = 0;
   int cells = (int)thr_navgrid_cells(m->g);
   for (int c = 0; c < cells; ++c) {
     m->t[c] = INFINITY;
     m->pos[c] = CELL_FAR;
+    if (m->label) m->label[c] = -1;
   }
-  for (int c = 0; c < cells; ++c) {
-    if (!target[c] || m->g->kind[c] == THR_NAV_BLOCKED) continue;
-    m->t[c] = 0.0;
+  for (long k = 0; k < n_src; ++k) {
+    int c = src[k].cell;
+    if (c < 0 || c >= cells || m->g->kind[c] == THR_NAV_BLOCKED || !((double)src[k].value < m->t[c])) continue;
+    if (m->pos[c] == CELL_FAR) ++n;
+    m->t[c] = (double)src[k].value;
+    if (m->label) m->label[c] = src[k].label;
     front_lowered(m, c);
-    ++n;
   }
   return n;
 }
@@ -496,17 +517,65 @@ static void march_all(march *m) {
   }
 }
 
-long thr_navfield_solve(const thr_navgrid *g, const unsigned char *target, float *out) {
+int thr_navmarch_init(thr_navmarch *ws, const thr_navgrid *g) {
   size_t cells = thr_navgrid_cells(g);
-  march m = {g, malloc(cells * sizeof(double)), malloc(cells * sizeof(int)), malloc(cells * sizeof(int)), 0};
-  long sources = -1;
-  if (m.t && m.pos && m.heap) {
-    sources = seed_targets(&m, target);
-    march_all(&m);
-    for (size_t c = 0; c < cells; ++c) out[c] = (float)m.t[c];
+  ws->cells = cells;
+  ws->t = malloc((cells ? cells : 1) * sizeof(double));
+  ws->pos = malloc((cells ? cells : 1) * sizeof(int));
+  ws->heap = malloc((cells ? cells : 1) * sizeof(int));
+  if (ws->t && ws->pos && ws->heap) return 0;
+  thr_navmarch_free(ws);
+  return -1;
+}
+
+void thr_navmarch_free(thr_navmarch *ws) {
+  free(ws->t);
+  free(ws->pos);
+  free(ws->heap);
+  ws->t = NULL;
+  ws->pos = ws->heap = NULL;
+  ws->cells = 0;
+}
+
+long thr_navfield_march(const thr_navgrid *g, const float *scale, const thr_navsource *src, long n_src, float *out,
+                        int32_t *label, thr_navmarch *ws) {
+  thr_navmarch own = {0};
+  if (!ws) {
+    if (thr_navmarch_init(&own, g)) return -1;
+    ws = &own;
   }
-  free(m.t);
-  free(m.pos);
-  free(m.heap);
+  march m = {g, scale, ws->t, ws->pos, ws->heap, label, 0};
+  long sources = seed_sources(&m, src, n_src);
+  march_all(&m);
+  size_t cells = thr_navgrid_cells(g);
+  for (size_t c = 0; c < cells; ++c) out[c] = (float)m.t[c];
+  thr_navmarch_free(&own);
   return sources;
+}
+
+long thr_navtarget_sources(const thr_navgrid *g, const unsigned char *target, float value, int label,
+                           thr_navsource **src, long *n, long *cap) {
+  long cells = (long)thr_navgrid_cells(g), added = 0;
+  for (long c = 0; c < cells; ++c) {
+    if (!target[c]) continue;
+    if (*n == *cap) {
+      long nc = *cap ? 2 * *cap : 64;
+      thr_navsource *q = realloc(*src, (size_t)nc * sizeof *q);
+      if (!q) return -1;
+      *src = q;
+      *cap = nc;
+    }
+    (*src)[(*n)++] = (thr_navsource){(int32_t)c, value, label};
+    ++added;
+  }
+  return added;
+}
+
+long thr_navfield_solve(const thr_navgrid *g, const unsigned char *target, float *out) {
+  thr_navsource *src = NULL;
+  long n = 0, cap = 0;
+  long rc = thr_navtarget_sources(g, target, 0.0f, 0, &src, &n, &cap);
+  if (rc >= 0) rc = thr_navfield_march(g, NULL, src, n, out, NULL, NULL);
+  free(src);
+  return rc;
 }

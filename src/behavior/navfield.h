@@ -8,10 +8,12 @@
 #define THRONG_BEHAVIOR_NAVFIELD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/evacuation.h"
 #include "base/vec2.h"
 #include "base/world.h"
+#include "kernels/eikonal.h"
 #include "kernels/navfield.h"
 
 /* Largest grid thr_navgrid_init accepts (cells). */
@@ -85,5 +87,32 @@ long thr_navtarget_points(const thr_navgrid *g, const thr_vec2 *p, int n, float 
  * of sources (0: the field is +INFINITY everywhere), or -1 when out of
  * memory (out untouched). */
 long thr_navfield_solve(const thr_navgrid *g, const unsigned char *target, float *out);
+
+
+/* Append the target cells of a mask as sources of `value` and `label` to
+ * *src (n of cap, grown with realloc). Returns the cells added, -1 out of
+ * memory. */
+long thr_navtarget_sources(const thr_navgrid *g, const unsigned char *target, float value, int label,
+                           thr_navsource **src, long *n, long *cap);
+
+/* Scratch memory of a solve (16 bytes per cell), kept between solves. */
+typedef struct thr_navmarch {
+  size_t cells;
+  double *t;
+  int *pos, *heap;
+} thr_navmarch;
+int thr_navmarch_init(thr_navmarch *ws, const thr_navgrid *g); /* 0, or -1 out of memory */
+void thr_navmarch_free(thr_navmarch *ws);
+
+/* Fast marching as thr_navfield_solve, from sources with start values
+ * (blocked ones skipped; a cell given twice starts at the lower value), at
+ * each cell's speed times scale[c] (NULL: 1; > 0 where walkable): a
+ * travel-time field in metres at free speed when scale is the relative
+ * walking speed. label (NULL: not wanted): per cell, the label of the
+ * source whose front set its value (-1: unreached). ws: scratch (NULL:
+ * allocated for this solve). Returns the number of sources used, -1 out of
+ * memory. */
+long thr_navfield_march(const thr_navgrid *g, const float *scale, const thr_navsource *src, long n_src, float *out,
+                        int32_t *label, thr_navmarch *ws);
 
 #endif

@@ -70,9 +70,113 @@ static long targets(const thr_navgrid *g, const thr_scenario *sc, const field_li
   return thr_navtarget_points(g, sc->slots + d->slot_first, d->n_slots, SLOT_TARGET, t);
 }
 
-int thr_routes_build(thr_world *w, const thr_scenario *sc, char *err, size_t errlen) {
+/* Which fields are recomputed as the crowd moves: with congestion, every
+ * exit field; with exit choice by time, the nearest-exit field. Stage
+ * fields stay distances (their stages compare distances). */
+static int field_is_dynamic(const thr_scenario *sc, int kind) {
+  if (kind == THR_FIELD_STAGE) return 0;
+  return sc->congestion_on || (kind == THR_FIELD_NEAREST_EXIT && sc->exit_choice == THR_EXIT_CHOICE_TIME);
+}
+
+/* The sources of field k: its target cells at 0; for the nearest-exit
+ * field, each exit's cells labelled with the exit's index (its queue time
+ * is added at each solve). Returns the count, -1 out of memory. */
+static long field_sources(const thr_navgrid *g, const thr_scenario *sc, const field_list *f, int k, unsigned char *t,
+                          thr_navsource **src, long *cap) {
+  long n = 0;
+  if (f->kind[k] != THR_FIELD_NEAREST_EXIT) {
+    if (targets(g, sc, f, k, t) < 0) return -1;
+    return thr_navtarget_sources(g, t, 0.0f, -1, src, &n, cap) < 0 ? -1 : n;
+  }
+  for (int e = 0; e < sc->n_exits; ++e) {
+    memset(t, 0, thr_navgrid_cells(g));
+    if (thr_navtarget_polygon(g, &sc->exit_shapes, e, t) < 0 || thr_navtarget_sources(g, t, 0.0f, e, src, &n, cap) < 0)
+      return -1;
+  }
+  return n;
+}
+
+/* Keep what recomputing the dynamic fields needs: the backend's setup
+ * (each cell's cost without the crowd, the walkable cells of each density
+ * box, the sources of each dynamic field, the count arrays) and the
+ * exit-choice state. */
+static int routing_keep(thr_routing *r, const thr_navgrid *g, const thr_scenario *sc, const thr_params *prm,
+                        const field_list *f, int w_nearest) {
+  memset(r, 0, sizeof *r);
+  size_t cells = thr_navgrid_cells(g);
+  unsigned char *t = malloc(cells ? cells : 1);
+  int rc = t ? 0 : -1;
+  for (int k = 0; k < f->n && !rc; ++k) {
+    if (!field_is_dynamic(sc, f->kind[k])) continue;
+    int d = r->n_dynamic++;
+    long cap = 0;
+    r->field[d] = k;
+    r->labelled[d] = f->kind[k] == THR_FIELD_NEAREST_EXIT && sc->exit_choice == THR_EXIT_CHOICE_TIME;
+    r->n_src[d] = field_sources(g, sc, f, k, t, &r->src[d], &cap);
+    r->src_c[d] = r->src[d];
+    if (r->n_src[d] < 0) rc = -1;
+  }
+  free(t);
+  if (rc || !r->n_dynamic) return rc;
+  long steps = lroundf(sc->congestion_every / prm->dt);
+  r->every = steps > 0 ? steps : 1;
+  r->choice = sc->exit_choice == THR_EXIT_CHOICE_TIME && w_nearest >= 0;
+  r->hysteresis = sc->choice_hysteresis;
+  r->relax = sc->queue_relaxation > 0.0f ? (float)r->every * prm->dt / sc->queue_relaxation : 1.0f;
+  if (r->relax > 1.0f) r->relax = 1.0f;
+  r->n_exits = sc->n_exits;
+  thr_route_setup *rs = &r->setup;
+  rs->nx = g->nx;
+  rs->ny = g->ny;
+  rs->h = g->h;
+  int k = (int)floorf(sc->congestion_radius / g->h + 0.5f);
+  rs->box = k < 1 ? 1 : k;
+  rs->law.free_density = sc->congestion_free_density;
+  rs->law.free_speed = thr_weidmann_relative(sc->congestion_free_density);
+  rs->law.min_speed = sc->congestion_min_speed;
+  rs->plain = -1;
+  if (r->choice) r->count_field[rs->plain = rs->n_counts++] = -1;
+  for (int d = 0; d < r->n_dynamic; ++d) {
+    r->weights_of[d] = -1;
+    if (sc->congestion_on) r->count_field[r->weights_of[d] = rs->n_counts++] = r->field[d];
+  }
+  rs->count_field = r->count_field;
+  rs->n_dynamic = r->n_dynamic;
+  rs->field = r->field;
+  rs->weights_of = r->weights_of;
+  rs->labelled = r->labelled;
+  rs->src = r->src_c;
+  rs->n_src = r->n_src;
+  rs->n_exits = sc->n_exits;
+  r->base_cost = malloc((cells ? cells : 1) * sizeof *r->base_cost);
+  r->walk_box = malloc((cells ? cells : 1) * sizeof *r->walk_box);
+  int32_t *walk = malloc((cells ? cells : 1) * sizeof *walk), *rows = malloc((cells ? cells : 1) * sizeof *rows);
+  r->queue = calloc((size_t)sc->n_exits + 1, sizeof *r->queue);
+  r->offset = calloc((size_t)sc->n_exits + 1, sizeof *r->offset);
+  r->capacity = calloc((size_t)sc->n_exits + 1, sizeof *r->capacity);
+  r->basin = calloc((size_t)sc->n_exits + 1, sizeof *r->basin);
+  rc = !r->base_cost || !r->walk_box || !walk || !rows || !r->queue || !r->offset || !r->capacity || !r->basin;
+  if (!rc) {
+    for (size_t c = 0; c < cells; ++c) {
+      float speed = thr_navgrid_speed(g, c);
+      r->base_cost[c] = speed > 0.0f ? g->h / speed : HUGE_VALF;
+      walk[c] = g->kind[c] != THR_NAV_BLOCKED;
+    }
+    thr_route_box_sums(g->nx, g->ny, rs->box, walk, rows, r->walk_box);
+    for (int e = 0; e < sc->n_exits; ++e) r->capacity[e] = sc->queue_flow * sc->exit_width[e];
+  }
+  free(walk);
+  free(rows);
+  rs->base_cost = r->base_cost;
+  rs->walk_box = r->walk_box;
+  return rc ? -1 : 0;
+}
+
+int thr_routes_build(thr_world *w, const thr_scenario *sc, const thr_params *prm, thr_routing *r, char *err,
+                     size_t errlen) {
   field_list f;
   f.n = f.overflow = 0;
+  if (r) memset(r, 0, sizeof *r);
   if (plan_fields(w, sc, &f)) {
     snprintf(err, errlen, "%s: the scenario needs more than %d distance fields (exits and stages)", sc->path,
              THR_MAX_FIELDS);
@@ -93,7 +197,14 @@ int thr_routes_build(thr_world *w, const thr_scenario *sc, char *err, size_t err
     w->field_kind[k] = f.kind[k];
     w->field_ref[k] = f.ref[k];
     long n = targets(&g, sc, &f, k, t);
-    long sources = n < 0 ? -1 : thr_navfield_solve(&g, t, w->fields + (size_t)k * cells);
+    long sources = -1;
+    if (n >= 0) {
+      thr_navsource *src = NULL;
+      long ns = 0, cap = 0;
+      if (thr_navtarget_sources(&g, t, 0.0f, -1, &src, &ns, &cap) >= 0)
+        sources = thr_navfield_march(&g, NULL, src, ns, w->fields + (size_t)k * cells, NULL, NULL);
+      free(src);
+    }
     if (n < 0 || sources < 0) {
       rc = -2;
     } else if (sources == 0) {
@@ -113,8 +224,34 @@ int thr_routes_build(thr_world *w, const thr_scenario *sc, char *err, size_t err
   w->fh = g.h;
   w->fnx = g.nx;
   w->fny = g.ny;
+  if (!rc && r && routing_keep(r, &g, sc, prm, &f, w->nearest_field)) {
+    snprintf(err, errlen, "out of memory for recomputing %d distance fields of %zu cells", f.n, cells);
+    rc = -2;
+  }
+  if (!rc && r && r->n_dynamic && sc->congestion_on) {
+    /* the fields without the crowd: agents rank each other on them (kernels/passes.h) */
+    w->ref_fields = malloc((size_t)f.n * cells * sizeof(float));
+    if (!w->ref_fields) {
+      snprintf(err, errlen, "out of memory for %d distance fields of %zu cells", f.n, cells);
+      rc = -2;
+    } else {
+      memcpy(w->ref_fields, w->fields, (size_t)f.n * cells * sizeof(float));
+    }
+  }
   thr_navgrid_free(&g);
   return rc;
+}
+
+void thr_routing_free(thr_routing *r) {
+  if (!r) return;
+  for (int d = 0; d < r->n_dynamic; ++d) free(r->src[d]);
+  free(r->base_cost);
+  free(r->walk_box);
+  free(r->queue);
+  free(r->offset);
+  free(r->capacity);
+  free(r->basin);
+  memset(r, 0, sizeof *r);
 }
 
 int thr_route_reachable(const thr_world *w, int k, thr_vec2 x) {

@@ -11,7 +11,7 @@
 #include "routes.h"
 
 const char *thr_phase_name(int phase) {
-  static const char *const names[] = {"predict", "grid", "evacuation", "halo", "migrate", "metrics"};
+  static const char *const names[] = {"predict", "grid", "evacuation", "routing", "halo", "migrate", "metrics"};
   if (phase == THR_PHASE_PREDICT || phase == THR_PHASE_GRID) return names[phase];
   if (phase > THR_PHASE_GRID && phase < THR_PHASE_EVACUATION) return thr_pass_label(phase - THR_PHASE_GRID - 1);
   if (phase >= THR_PHASE_EVACUATION && phase < THR_PHASE_COUNT) return names[2 + phase - THR_PHASE_EVACUATION];
@@ -96,7 +96,7 @@ int thr_sim_init_from(thr_sim *s, const thr_scenario *sc, const char *backend, c
   s->seed = sc->seed;
   plan_passes(s);
   if (thr_world_init(&s->world, sc, &s->prm, thr_scenario_max_radius(sc), err, errlen)) return -1;
-  int rrc = thr_routes_build(&s->world, sc, err, errlen);
+  int rrc = thr_routes_build(&s->world, sc, &s->prm, &s->routing, err, errlen);
   if (rrc) return rrc;
   if (thr_sources_check(sc, &s->world, err, errlen)) return -1;
   /* sizes and memory first: nothing is enumerated or allocated for a
@@ -148,6 +148,10 @@ int thr_sim_init_from(thr_sim *s, const thr_scenario *sc, const char *backend, c
     return -2;
   }
   thr_agents_free(&owned);
+  if (thr_routing_setup(&s->routing, s->be)) {
+    snprintf(err, errlen, "backend %s: %s", name, s->be->error);
+    return -2;
+  }
   if (sc->n_exits || sc->n_journeys || sc->n_sources) {
     int erc = thr_evac_create(&s->evac, sc, &s->world, comm, n, err, errlen);
     if (erc) return erc;
@@ -160,6 +164,8 @@ int thr_sim_init_from(thr_sim *s, const thr_scenario *sc, const char *backend, c
 }
 
 void thr_sim_free(thr_sim *s) {
+  thr_routing_free(&s->routing);
+  free(s->route_counts);
   thr_evac_free(s->evac);
   thr_formations_free(s->forms);
   thr_decomp_free(s->dc); /* first: its NCCL communicator uses the backend's device */
@@ -191,11 +197,27 @@ static void run_pass(thr_sim *s, int kind) {
   if (s->forwards[kind]) PHASE(s, THR_PHASE_HALO, thr_decomp_forward_begin(s->dc, b, s->forwards[kind]));
 }
 
+/* The fields that see congestion, from where the agents are now
+ * (core/congestion.c): counted by each rank, summed over ranks as integers
+ * (the same bits on every rank and rank count), solved alike on every rank. */
+static void update_routes(thr_sim *s) {
+  thr_routing *r = &s->routing;
+  size_t n = (size_t)r->setup.n_counts * (size_t)r->setup.nx * (size_t)r->setup.ny;
+  if (s->nranks > 1 && !s->route_counts && !(s->route_counts = malloc((n ? n : 1) * sizeof *s->route_counts)))
+    thr_backend_fail(s->be, "out of memory for %zu routing counts", n);
+  double t0 = MPI_Wtime();
+  if (thr_routing_update(r, s->be, s->comm, s->nranks, s->route_counts)) thr_backend_fail(s->be, "%s", s->be->error);
+  r->seconds += MPI_Wtime() - t0;
+}
+
 void thr_sim_step(thr_sim *s) {
   const thr_backend_ops *B = s->be->ops;
   thr_backend *b = s->be;
   const thr_params *prm = &s->prm;
   long n_start = s->n_global;
+
+  /* routes that see the crowd, on their cadence of simulated time */
+  if (s->routing.n_dynamic && s->step % s->routing.every == 0) PHASE(s, THR_PHASE_ROUTING, update_routes(s));
 
   /* the formations move on their paths first (004's Algorithm 1 lines 2-3) */
   if (s->forms) {

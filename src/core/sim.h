@@ -10,6 +10,7 @@
 #include "base/scenario.h"
 #include "base/world.h"
 #include "kernels/backend.h"
+#include "routes.h"
 #include "timers.h"
 
 /* Global metrics of one step (identical on every rank). */
@@ -37,6 +38,8 @@ typedef struct thr_sim {
   struct thr_decomp *dc; /* domain decomposition (decomp/) */
   struct thr_evac *evac; /* exits, journeys, sources (core/evac.c); NULL without */
   struct thr_formations *forms; /* group formations (core/formations.c); NULL without */
+  thr_routing routing;   /* recomputing the fields that see congestion (n_dynamic 0: none) */
+  int32_t *route_counts; /* agents per routing cell (update_routes scratch) */
   long step;
   long n_global; /* agents in the whole simulation now (exits remove, sources add) */
   long n_initial; /* ... at the start */

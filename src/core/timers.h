@@ -13,6 +13,7 @@ enum thr_phase {
   THR_PASSES(THR_X) /* THR_PHASE_STABILITY ... THR_PHASE_FINALIZE, in pass order */
 #undef THR_X
   THR_PHASE_EVACUATION, /* exits, journeys, sources (core/evac.c) */
+  THR_PHASE_ROUTING, /* recomputing the fields that see congestion (core/congestion.c) */
   THR_PHASE_HALO,    /* ghost forwarding */
   THR_PHASE_MIGRATE, /* migration, ghost selection, load balance */
   THR_PHASE_METRICS,

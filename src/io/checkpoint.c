@@ -14,7 +14,7 @@
 #include "schema.h"
 
 #define CHECKPOINT_FORMAT "throng checkpoint"
-enum { CHECKPOINT_VERSION = 1 };
+enum { CHECKPOINT_VERSION = 2 }; /* 2: state/routing */
 
 int thr_checkpoint_available(void) {
 #ifdef THRONG_HAVE_HDF5
@@ -63,6 +63,11 @@ static uint64_t scenario_fingerprint(const thr_scenario *sc) {
   h = fnv(h, &sc->map_cell, sizeof sc->map_cell);
   h = fnv(h, &sc->route_cell, sizeof sc->route_cell);
   h = fnv(h, &sc->route_clearance, sizeof sc->route_clearance);
+  float routing[] = {(float)sc->congestion_on, sc->congestion_every, sc->congestion_radius, sc->congestion_min_speed,
+                     (float)sc->exit_choice, sc->queue_flow, sc->choice_hysteresis, sc->queue_relaxation,
+                     sc->congestion_free_density};
+  h = fnv(h, routing, sizeof routing);
+  if (sc->n_exits) h = fnv(h, sc->exit_width, (size_t)sc->n_exits * sizeof *sc->exit_width);
   return h;
 }
 
@@ -211,6 +216,12 @@ static int write_state(thr_h5 *h, thr_sim *s, thr_measure *m, const thr_evac_out
   thr_blob_init(&b);
   if (ev && s->rank == 0) thr_evac_output_pack(ev, &b);
   rc = write_blob(h, "state/outputs", &b);
+  thr_blob_free(&b);
+  if (rc) return -1;
+  thr_blob_init(&b);
+  rc = s->rank == 0 && thr_routing_pack(&s->routing, s->be, &b) ? -1 : 0;
+  if (rc) snprintf(h->err, h->errlen, "%s: out of memory packing the routing state", h->path);
+  rc = thr_h5_agree(h, rc) ? -1 : write_blob(h, "state/routing", &b);
   thr_blob_free(&b);
   return rc;
 }
@@ -528,6 +539,16 @@ int thr_checkpoint_restore_sim(thr_checkpoint *c, thr_sim *s, char *err, size_t 
     thr_blob b;
     rc = read_blob(c, "state/formations", &b, err, errlen);
     if (!rc && thr_formations_unpack(s->forms, &b, err, errlen)) rc = -1;
+    thr_blob_free(&b);
+  }
+  if (!rc && s->routing.n_dynamic) {
+    thr_blob b;
+    rc = read_blob(c, "state/routing", &b, err, errlen);
+    char why[512] = "";
+    if (!rc && thr_routing_unpack(&s->routing, s->be, &b, why, sizeof why)) {
+      snprintf(err, errlen, "%s: %s", c->path, why);
+      rc = -1;
+    }
     thr_blob_free(&b);
   }
   return rc;

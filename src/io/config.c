@@ -704,15 +704,26 @@ static int item_map(cfg *c, const thr_ynode *item, const char *path, const char 
 
 /* ---- sections: maps of scalar keys ---------------------------------------- */
 
-static int read_section(cfg *c, const thr_ynode *root, const thr_key *section) {
+/* The map at `name` (m, may be NULL: the defaults stay), its keys and the
+ * maps under it (routing.congestion), which have no reader of their own. */
+static int read_map_keys(cfg *c, const thr_ynode *m, const char *name) {
   char known[512], g[GOT_LEN];
-  const char *name = section->path;
-  const thr_ynode *m = thr_ymap_get(root, name);
-  if (!m || thr_ynode_is_null(m)) return 0; /* an empty section keeps the defaults */
+  if (!m || thr_ynode_is_null(m)) return 0; /* an empty map keeps the defaults */
   if (m->kind != THR_Y_MAP)
     return fail(c, m, name, "expected a map with keys %s, got %s", names_under(name, 0, ", ", known, sizeof known),
                 got(m, g));
-  return check_keys(c, m, name) || read_fields(c, m, name, NULL) ? -1 : 0;
+  if (check_keys(c, m, name) || read_fields(c, m, name, NULL)) return -1;
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *k = &thr_schema[i];
+    if (thr_key_is_child(k, name) && k->type == THR_KEY_MAP &&
+        read_map_keys(c, thr_ymap_get(m, thr_key_name(k)), k->path))
+      return -1;
+  }
+  return 0;
+}
+
+static int read_section(cfg *c, const thr_ynode *root, const thr_key *section) {
+  return read_map_keys(c, thr_ymap_get(root, section->path), section->path);
 }
 
 /* The optional top-level maps: time, solver, model, ..., output (their
@@ -1247,7 +1258,7 @@ static named exits_named(const thr_scenario *sc, int n) {
 
 /* segment: a stretch of the boundary, within ON_TOL of one of its edges;
  * the exit is the strip `depth` deep on the walkable side. */
-static int read_exit_segment(cfg *c, const thr_ynode *item, const char *path, float depth, int line) {
+static int read_exit_segment(cfg *c, const thr_ynode *item, const char *path, float depth, int line, float *width) {
   char p[PATH_LEN];
   const thr_ynode *v = thr_ymap_get(item, "segment"), *vdepth = thr_ymap_get(item, "depth");
   thr_vec2 *ab, strip[4];
@@ -1255,6 +1266,7 @@ static int read_exit_segment(cfg *c, const thr_ynode *item, const char *path, fl
   if (read_points(c, v, subkey(p, path, "segment"), 0, &ab, &n)) return -1;
   thr_vec2 a = ab[0], b = ab[1];
   free(ab);
+  *width = v2_len(v2_sub(b, a));
   if (thr_boundary_edge_under(c->area, a, b, ON_TOL, &ring, &edge))
     return fail(c, v, p, "[%g, %g] to [%g, %g] is not on the boundary of %s (both ends must lie within %g m of one of "
                 "its edges)", (double)a.x, (double)a.y, (double)b.x, (double)b.y, c->area_name, ON_TOL);
@@ -1262,6 +1274,17 @@ static int read_exit_segment(cfg *c, const thr_ynode *item, const char *path, fl
   if (vdepth) v = vdepth, subkey(p, path, "depth"); /* a strip too deep is the depth's fault */
   if (check_within(c, v, p, "the exit's strip", strip, 4)) return -1;
   return add_polygon(c, v, p, &c->sc->exit_shapes, strip, 4, line);
+}
+
+/* The longest edge of polygon `poly`'s outer ring: an exit's default width. */
+static float longest_edge(const thr_polyset *ps, int poly) {
+  int r = ps->poly_first[poly], v0 = ps->ring_first[r], n = ps->ring_first[r + 1] - v0;
+  float best = 0.0f;
+  for (int k = 0; k < n; ++k) {
+    float len = v2_len(v2_sub(ps->verts[v0 + (k + 1) % n], ps->verts[v0 + k]));
+    best = len > best ? len : best;
+  }
+  return best;
 }
 
 static int read_exit(cfg *c, const thr_ynode *item, int i) {
@@ -1281,9 +1304,16 @@ static int read_exit(cfg *c, const thr_ynode *item, int i) {
   if (thr_config_read_default(row_of(path, "depth"), &depth, c->err, c->errlen) ||
       read_key(c, item, path, "depth", &depth))
     return -1;
-  if (form == 1) return read_exit_segment(c, item, path, depth, line);
-  return read_polygon(c, thr_ymap_get(item, "polygon"), subkey(p, path, "polygon"), "the exit", line,
-                      &sc->exit_shapes);
+  float *width = &sc->exit_width[i];
+  if (form == 1) {
+    if (read_exit_segment(c, item, path, depth, line, width)) return -1;
+  } else {
+    if (read_polygon(c, thr_ymap_get(item, "polygon"), subkey(p, path, "polygon"), "the exit", line,
+                     &sc->exit_shapes))
+      return -1;
+    *width = longest_edge(&sc->exit_shapes, sc->exit_shapes.n_polys - 1);
+  }
+  return read_key_into(c, item, path, "width", width);
 }
 
 static int read_exits(cfg *c, const thr_ynode *root) {
@@ -1292,7 +1322,8 @@ static int read_exits(cfg *c, const thr_ynode *root) {
   if (list_at(c, root, "exits", "exits", "exits ({name: NAME, polygon|segment: ...})", &list)) return -1;
   if (!list || !list->n) return 0;
   sc->exit_names = calloc((size_t)list->n, sizeof *sc->exit_names);
-  if (!sc->exit_names) return fail(c, list, "exits", "out of memory");
+  sc->exit_width = calloc((size_t)list->n, sizeof *sc->exit_width);
+  if (!sc->exit_names || !sc->exit_width) return fail(c, list, "exits", "out of memory");
   for (int i = 0; i < list->n; ++i) {
     if (read_exit(c, list->items[i], i)) return -1;
     sc->n_exits = i + 1;

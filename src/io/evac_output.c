@@ -11,6 +11,17 @@ int thr_evac_output_wanted(const thr_scenario *sc) {
 
 /* ---- geometry.json ------------------------------------------------------------ */
 
+/* {"name": width [m], ...}: each exit's door width (exits[].width). */
+static void json_exit_widths(FILE *f, const thr_scenario *sc) {
+  fputc('{', f);
+  for (int k = 0; k < sc->n_exits; ++k) {
+    fputs(k ? ", " : "", f);
+    thr_json_string(f, sc->exit_names[k]);
+    fprintf(f, ": %.6g", (double)sc->exit_width[k]);
+  }
+  fputc('}', f);
+}
+
 static void json_point(FILE *f, thr_vec2 p) { fprintf(f, "[%.9g, %.9g]", (double)p.x, (double)p.y); }
 
 static void json_ring(FILE *f, const thr_vec2 *v, int n, int close) {
@@ -75,6 +86,8 @@ static int write_geometry(const char *dir, const thr_scenario *sc, const thr_wor
   }
   fputs("],\n  \"exits\": ", f);
   json_named_outer(f, &sc->exit_shapes, (const char(*)[64])sc->exit_names);
+  fputs(",\n  \"exit_widths\": ", f);
+  json_exit_widths(f, sc);
   fputs(",\n  \"areas\": ", f);
   json_named_outer(f, &sc->areas, (const char(*)[64])sc->area_names);
   fputs(",\n  \"lines\": {", f);
@@ -326,8 +339,10 @@ int thr_evac_output_summary(thr_evac_output *o, const thr_evac_summary *s, char 
     thr_json_string(f, sc->exit_names[k]);
     fprintf(f, ": %ld", o->exit_count[k]);
   }
+  fputs("},\n  \"exit_widths\": ", f);
+  json_exit_widths(f, sc);
   fprintf(f,
-          "},\n  \"steps\": %ld,\n  \"time\": %.6f,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": "
+          ",\n  \"steps\": %ld,\n  \"time\": %.6f,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": "
           "%.6g\n}\n",
           s->steps, s->time, s->wall_seconds, s->agent_steps_per_second);
   return thr_file_commit(f, path, tmp, err, errlen);

@@ -141,11 +141,23 @@ const thr_key thr_schema[] = {
     {.path = "headway.anticipation", .type = NUMBER, .range = GE0, .def = "0", PRM(hw_anticipation, FLOAT),
      .meaning = "each neighbour is taken where its velocity carries it in this time [s]: one walking out of the "
                 "agent's path (at a merge, round a corner) no longer holds it up"},
+    {.path = "headway.turn_anticipation", .type = NUMBER, .range = GE0, .def = "0", PRM(hw_turn_anticipation, FLOAT),
+     .meaning = "a neighbour whose way turns off the agent's is also taken where its velocity carries it in this "
+                "time, in full from 46° on (none for one heading the same way) [s]: round a corner, the one who "
+                "has turned ahead no longer holds the agent up"},
+    {.path = "headway.cross_width", .type = NUMBER, .range = UNIT, .def = "1", PRM(hw_cross_width, FLOAT),
+     .meaning = "a neighbour heading across the agent's way counts within this share of `width` (the share grows "
+                "to 1 as their ways align): agents whose ways cross at a corner or a merge slip past each "
+                "other's shoulders instead of following them"},
     {.path = "headway.width", .type = NUMBER, .range = STIFF, .def = "1.0", PRM(hw_width, FLOAT),
      .meaning = "a neighbour ahead counts when its centre lies within width × (sum of the two radii) of the "
                 "agent's path; below 1, one that only grazes the agent's shoulder is passed, not followed"},
     {.path = "headway.range", .type = NUMBER, .range = GT0, .def = "2.0", PRM(hw_range, FLOAT),
      .meaning = "agents further than this (centre to centre) never slow an agent [m]"},
+    {.path = "headway.sidestep", .type = NUMBER, .range = GE0, .def = "0", PRM(hw_sidestep, FLOAT),
+     .meaning = "an agent held up by the one ahead steps 30° to the side where the way is clear for this "
+                "distance and it makes more progress (left first; never into a wall) [m]; 0 = never. People "
+                "fill a corridor's width after a corner or a merge this way"},
 
     {.path = "contact", .type = MAP, .meaning = "frictional contact (§4.2)"},
     {.path = "contact.enabled", .type = BOOL, .def = "true", PRM(contact_on, INT),
@@ -198,6 +210,9 @@ const thr_key thr_schema[] = {
      .meaning = "contact of agents with obstacles (infinite mass)"},
     {.path = "walls.stiffness", .type = NUMBER, .range = STIFF, .def = "1.0", PRM(wall_stiffness, FLOAT),
      .meaning = "stiffness of wall contact"},
+    {.path = "walls.clearance", .type = NUMBER, .range = GE0, .def = "0", PRM(wall_clearance, FLOAT),
+     .meaning = "room agents keep between their body and a wall or door frame [m] (2D): the boundary layer of "
+                "the SFPE hydraulic model, which narrows every door and corridor to its effective width"},
 
     {.path = "xsph", .type = MAP, .meaning = "XSPH cohesion (§4.3)"},
     {.path = "xsph.enabled", .type = BOOL, .def = "true", PRM(xsph_on, INT),
@@ -369,12 +384,48 @@ const thr_key thr_schema[] = {
      .meaning = "a stretch of the walkable area's boundary; the exit is the strip `depth` deep inside it"},
     {.path = "exits[].depth", .type = NUMBER, .range = GT0, .def = "0.5", .forms = SEGMENT_EXIT, VALUE(float, FLOAT),
      .meaning = "depth of the strip [m]"},
+    {.path = "exits[].width", .type = NUMBER, .range = GT0, VALUE(float, FLOAT),
+     .def_note = "a segment's length; a polygon's longest edge",
+     .meaning = "clear width of the door the exit stands for [m]: the report's specific flow and hydraulic "
+                "estimate, and exit choice by time, divide by it (give the door's width when the exit lies beyond "
+                "a narrower door)"},
 
     {.path = "routing", .type = MAP, .meaning = "distance fields that lead agents to exits and stages"},
     {.path = "routing.cell", .type = NUMBER, .range = GT0, .def = "0.2", SC(route_cell, FLOAT),
      .meaning = "side of a distance-field cell [m]"},
     {.path = "routing.clearance", .type = NUMBER, .range = GE0, .def = "0", .def_note = "0 (largest agent radius)",
      SC(route_clearance, FLOAT), .meaning = "walls are inflated by this for routing [m]; 0 = the largest agent radius"},
+    {.path = "routing.congestion", .type = MAP,
+     .meaning = "travel-time fields that see the crowd: recomputed as the crowd moves, slower where it is dense "
+                "(docs/routing.md)"},
+    {.path = "routing.congestion.enabled", .type = BOOL, .def = "false", SC(congestion_on, INT),
+     .meaning = "exit fields become quickest-path fields: each cell's speed falls with the density around it "
+                "(Weidmann's relation), recomputed from the agents' positions every `every` seconds"},
+    {.path = "routing.congestion.every", .type = NUMBER, .range = GT0, .def = "1", SC(congestion_every, FLOAT),
+     .meaning = "simulated seconds between recomputations (rounded to whole steps)"},
+    {.path = "routing.congestion.radius", .type = NUMBER, .range = GT0, .def = "0.3", SC(congestion_radius, FLOAT),
+     .meaning = "the density of a cell counts the agents within this distance along each axis (a square of "
+                "side 2 radius + cell) [m]"},
+    {.path = "routing.congestion.min_speed", .type = NUMBER, .range = STIFF, .def = "0.5",
+     SC(congestion_min_speed, FLOAT), .meaning = "lowest relative speed a crowd gives a cell (1 = free walking)"},
+    {.path = "routing.congestion.free_density", .type = NUMBER, .range = GE0, .def = "1",
+     SC(congestion_free_density, FLOAT),
+     .meaning = "a cell keeps the free speed up to this density [1/m^2]; above it, Weidmann's speed relative to "
+                "his speed at this density. Agents count by how little they move along the field: one walking "
+                "its way at the free speed not at all, one standing fully, one walking against it up to twice"},
+    {.path = "routing.exit_choice", .type = CHOICE, .choices = "distance, time", .def = "distance",
+     SC(exit_choice, INT),
+     .meaning = "how agents heading for the nearest exit choose it: by travel distance, or by estimated time "
+                "(travel time through the crowd plus the time the exit needs for the people heading to it; needs "
+                "`routing.congestion`)"},
+    {.path = "routing.queue_flow", .type = NUMBER, .range = GT0, .def = "1.3", SC(queue_flow, FLOAT),
+     .meaning = "specific flow [persons/(m s)] at which exit choice by time assumes an exit's `width` passes people"},
+    {.path = "routing.hysteresis", .type = NUMBER, .range = GE0, .def = "2", SC(choice_hysteresis, FLOAT),
+     .meaning = "exit choice by time: an exit's queue time is revised only when it is off by more than this [s], "
+                "so that agents between two exits do not turn back and forth"},
+    {.path = "routing.queue_relaxation", .type = NUMBER, .range = GE0, .def = "10", SC(queue_relaxation, FLOAT),
+     .meaning = "exit choice by time: an exit's queue time follows the people heading to it with this time "
+                "constant [s] (0: at once); basins then settle instead of all agents swapping exits together"},
 
     {.path = "stages", .type = LIST, .def_note = "empty",
      .meaning = "stages of journeys: waypoints, exits, queues, waiting areas"},
@@ -635,7 +686,12 @@ const thr_preset_value thr_preset_values[] = {
     {THR_PRESET_PEDESTRIAN, "headway.min_gap", "0.05"},
     {THR_PRESET_PEDESTRIAN, "headway.width", "0.7"},
     {THR_PRESET_PEDESTRIAN, "headway.range", "2.0"},
+    {THR_PRESET_PEDESTRIAN, "headway.sidestep", "1.0"},
+    {THR_PRESET_PEDESTRIAN, "headway.turn_anticipation", "0.9"},
+    {THR_PRESET_PEDESTRIAN, "walls.clearance", "0.1"},
     {THR_PRESET_PEDESTRIAN, "routing.clearance", "0.05"},
+    {THR_PRESET_PEDESTRIAN, "routing.congestion.enabled", "true"},
+    {THR_PRESET_PEDESTRIAN, "routing.exit_choice", "time"},
     {THR_PRESET_PEDESTRIAN, "long_range.enabled", "false"},
     {THR_PRESET_PEDESTRIAN, "avoidance.enabled", "true"},
     {THR_PRESET_PEDESTRIAN, "avoidance.tau0", "3"},

@@ -19,6 +19,7 @@
 #include "base/agents.h"
 #include "base/params.h"
 #include "base/world.h"
+#include "eikonal.h"
 #include "evac.h"
 #include "pass_parts.h"
 #include "pass_table.h"
@@ -66,6 +67,28 @@ typedef struct thr_evac_counts {
   int64_t *map_agents, *map_speed;   /* [map_nx * map_ny] */
   int64_t *line_crossings;           /* [n_lines] */
 } thr_evac_counts;
+
+/* What a backend needs to recompute the dynamic fields (route_setup): the
+ * grid of the world's fields, each cell's cost without the crowd, the box
+ * of its density, the speed law, and per dynamic field its sources. */
+typedef struct thr_route_setup {
+  int nx, ny;
+  float h;
+  const float *base_cost;   /* [cells] h / speed without the crowd; +INFINITY blocked */
+  const int32_t *walk_box;  /* [cells] walkable cells in each cell's density box */
+  int box;                  /* the box's half-width in cells */
+  thr_crowd_law law;
+  int n_counts;             /* count arrays */
+  const int *count_field;   /* [n_counts] field whose direction weights array k (-1: plain counts) */
+  int plain;                /* the plain counts' array, -1: none */
+  int n_dynamic;            /* fields recomputed */
+  const int *field;         /* [n_dynamic] their world field indices */
+  const int *weights_of;    /* [n_dynamic] the count array of their crowd (-1: static speeds) */
+  const int *labelled;      /* [n_dynamic] 1: labels kept (the exits' basins) */
+  const thr_navsource *const *src; /* [n_dynamic] sources (cell, start value, label = exit) */
+  const long *n_src;
+  int n_exits;
+} thr_route_setup;
 
 typedef struct thr_backend thr_backend;
 struct thr_backend_comm_ops;
@@ -133,6 +156,23 @@ typedef struct thr_backend_ops {
   int (*probe_free)(thr_backend *b, const thr_vec2 *pts, const float *radius, size_t n, unsigned char *free_out);
   /* Add measurement counts (thr_evac_counts). */
   int (*evac_measure)(thr_backend *b, thr_evac_counts *out);
+  /* Congestion-aware routing (core/congestion.c, kernels/eikonal.h): the
+   * backend recomputes the world's dynamic fields where its agents are.
+   * route_setup once (after set_world; the setup is copied); route_count
+   * counts the owned agents per cell into the backend's count arrays (each
+   * array weighted by thr_agent_crowd_weight of its field), and hands a
+   * host copy (n_counts x cells) when host is not NULL; route_set_counts
+   * replaces them (the sums over ranks); route_basins adds the plain counts
+   * of each exit's basin (the labels of the last solve) to basins[n_exits];
+   * route_solve recomputes every dynamic field (exit e's sources starting
+   * at exit_offset[e] in the labelled field) and returns the rounds the
+   * solver took. All -1 with b->error on failure. */
+  int (*route_setup)(thr_backend *b, const thr_route_setup *rs);
+  int (*route_count)(thr_backend *b, int32_t *host);
+  int (*route_count_get)(thr_backend *b, int32_t *host); /* the counts now held (checkpoints) */
+  int (*route_set_counts)(thr_backend *b, const int32_t *host);
+  int (*route_basins)(thr_backend *b, int64_t *basins);
+  int (*route_solve)(thr_backend *b, const float *exit_offset, long *rounds);
   void (*sync)(thr_backend *b); /* wait for queued work (timing) */
 
   /* Bytes of backend memory (device memory for the CUDA backend) held for

@@ -84,6 +84,7 @@ static inline thr_evac_view thr_world_evac_view(const thr_world *w) {
   e.fnx = w->fnx;
   e.fny = w->fny;
   e.fields = w->fields;
+  e.ref_fields = w->ref_fields;
   e.stages = w->stages;
   e.slots = w->slots;
   e.n_lines = w->n_lines;

@@ -38,6 +38,9 @@ typedef struct thr_evac_view {
   float fox, foy, fh;
   int fnx, fny;
   const float *fields;
+  /* congestion-aware routing: the same fields without the crowd (NULL: the
+   * fields are static), on which agents rank each other (kernels/passes.h) */
+  const float *ref_fields;
   /* stages and slots */
   const thr_stage_view *stages;
   const thr_vec2 *slots;
@@ -87,6 +90,14 @@ THR_HD thr_navfield_view thr_evac_field(const thr_evac_view *e, int k) {
   v.nx = e->fnx;
   v.ny = e->fny;
   v.dist = e->fields + (size_t)k * (size_t)e->fnx * (size_t)e->fny;
+  return v;
+}
+
+/* Field k without the crowd: the one the crowd-aware field k was computed
+ * from (the same as field k where fields are static). */
+THR_HD thr_navfield_view thr_evac_ref_field(const thr_evac_view *e, int k) {
+  thr_navfield_view v = thr_evac_field(e, k);
+  if (e->ref_fields) v.dist = e->ref_fields + (size_t)k * (size_t)e->fnx * (size_t)e->fny;
   return v;
 }
 
@@ -153,6 +164,26 @@ THR_HD uint32_t thr_evac_stage_events(const thr_evac_view *e, thr_vec2 x, int st
   if (slot == THR_SLOT_HOLD) return 0;
   thr_navfield_view f = thr_evac_field(e, s->field);
   return thr_navfield_value(&f, x) <= s->distance ? (uint32_t)THR_FLAG_ARRIVED : 0u;
+}
+
+/* How much an agent congests the way along distance field k for the
+ * fields that see congestion (core/congestion.c), in 1/THR_CROWD_QUANTA
+ * of an agent: 1 for an agent standing, less for one walking along the
+ * field's way (it makes room as fast as one follows it), more for one
+ * walking against it (counterflow): 1 - u / THR_CROWD_FREE_SPEED for u its
+ * velocity along the field's direction at x, within [0, 2]. k < 0: every
+ * agent counts 1 (plain counts). An integer, so that the sums over agents
+ * are the same in any order. */
+#define THR_CROWD_QUANTA 16
+#define THR_CROWD_FREE_SPEED 1.34f
+THR_HD int32_t thr_agent_crowd_weight(const thr_evac_view *e, int k, thr_vec2 x, thr_vec2 v) {
+  if (k < 0) return THR_CROWD_QUANTA;
+  thr_navfield_view f = thr_evac_field(e, k);
+  thr_vec2 dir;
+  float u = thr_navfield_direction(&f, x, &dir) ? v2_dot(v, dir) : 0.0f;
+  float w = 1.0f - u / THR_CROWD_FREE_SPEED;
+  w = w < 0.0f ? 0.0f : (w > 2.0f ? 2.0f : w);
+  return (int32_t)floorf(w * (float)THR_CROWD_QUANTA + 0.5f);
 }
 
 /* The cell of a map grid (origin, cell, nx x ny) holding x, or -1 (no

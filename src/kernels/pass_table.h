@@ -47,6 +47,7 @@
     prm->model_kind == THR_MODEL_ORCA && prm->forces_on,                                                         \
     THR_FIELD_BIT(FPUSH) | THR_FIELD_BIT(FAHEAD) | THR_FIELD_BIT(FSHARE) | THR_FIELD_BIT(FAXIS) |                \
         THR_FIELD_BIT(FCONE))                  \
+  PASS(PLAN_VELOCITY, "plan", UPDATE, thr_agent_plan_velocity, THR_NO_3D, prm->headway_on, THR_FIELD_BIT(VPREF)) \
   PASS(HEADWAY, "headway", PLAN, thr_agent_headway, THR_NO_3D, prm->headway_on, THR_FIELD_BIT(P))              \
   PASS(ORCA, "orca", PLAN, thr_agent_orca, THR_NO_3D, prm->model_kind == THR_MODEL_ORCA, 0)                      \
   PASS(POWERLAW, "powerlaw", PLAN, thr_agent_powerlaw, THR_NO_3D, prm->model_kind == THR_MODEL_POWERLAW, 0)      \

@@ -111,51 +111,152 @@ THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, const thr_agents *a, int i) 
   return thr_predict(a->x[i], thr_blend_velocity(a->v[i], pl.vp, c->prm.alpha), c->prm.dt);
 }
 
-/* An agent's potential at x: lower is further on its way. */
+/* How much further back an agent beside a wall ranks than its place on the
+ * field says [m]: pressed against a wall or a door post, it lets the
+ * agents beside it go first (people leave a wall's side to the stream), yet
+ * still leads those clearly behind it (decision 0013). */
+#define THR_WALL_YIELD 0.3f
+
+/* An agent's potential at x: lower is further on its way. Beside a wall,
+ * where the field has a blocked node around x, the value of the finite
+ * nodes around x, THR_WALL_YIELD more. Fields that see the crowd are ranked
+ * by their values without it: a crowd's density says how fast a place is,
+ * not who is ahead of whom, and a rank that changed with every agent's cell
+ * would let agents in a dense crowd stop following the one just ahead. */
 THR_HD float thr_plan_potential(const thr_ctx *c, const thr_plan *pl, thr_vec2 x) {
   if (pl->field < 0) return v2_len(v2_sub(pl->target, x));
+  thr_navfield_view f = thr_evac_ref_field(&c->ev, pl->field);
+  float v = thr_navfield_value(&f, x);
+  return v < HUGE_VALF ? v : thr_navfield_value_near(&f, x) + THR_WALL_YIELD;
+}
+
+/* The plan of this step as the headway law needs it of every agent, its
+ * neighbours included: agent i's preferred velocity (zero while it stands,
+ * and for formation agents, which follow their SRD). An UPDATE pass, so the
+ * value is computed after migration and forwarded to ghosts. */
+THR_HD void thr_agent_plan_velocity(const thr_ctx *c, const thr_agents *a, int i) {
+  a->vpref[i] = (c->prm.formation_on && a->formation[i] >= 0) ? v2(0.0f, 0.0f) : thr_agent_plan(c, a, i).vp;
+}
+
+/* Sidestep of the headway law (headway.sidestep): a held-up agent may turn
+ * by 30 deg to either side; it looks this far beyond its body for a wall. */
+#define THR_SIDESTEP_COS 0.8660254f
+#define THR_SIDESTEP_SIN 0.5f
+#define THR_SIDESTEP_LOOK 0.3f
+
+/* Unit vector e turned by the angle of cosine c and sine s (counter-clockwise). */
+THR_HD thr_vec2 thr_rotate_unit(thr_vec2 e, float c, float s) { return v2(c * e.x - s * e.y, s * e.x + c * e.y); }
+
+/* Is there walkable room at x for an agent with plan pl? With a distance
+ * field, where the field is finite (walls and the cells they touch are
+ * not); towards a goal point, always. */
+THR_HD int thr_plan_room(const thr_ctx *c, const thr_plan *pl, thr_vec2 x) {
+  if (pl->field < 0) return 1;
   thr_navfield_view f = thr_evac_field(&c->ev, pl->field);
-  return thr_navfield_value(&f, x);
+  return thr_navfield_value(&f, x) < HUGE_VALF;
+}
+
+/* How much a neighbour with preferred velocity vj heads the way of an agent
+ * heading along unit e: the cosine of the angle between them, 0 for
+ * angles of 90 deg and more, 1 for a standing neighbour (it holds up
+ * whoever walks into it). */
+THR_HD float thr_headway_alignment(thr_vec2 e, thr_vec2 vj) {
+  float sj = v2_len(vj);
+  if (!(sj > 0.0f)) return 1.0f;
+  float cj = v2_dot(e, vj) / sj;
+  return cj > 0.0f ? cj : 0.0f;
+}
+
+/* How far a neighbour has turned from the agent's way, for the turn
+ * anticipation: 0 heading the same way, 1 at 45.6 deg (cosine 0.7) and more. */
+THR_HD float thr_headway_turned(float cj) {
+  float w = (1.0f - cj) / 0.3f;
+  return w < 0.0f ? 0.0f : (w > 1.0f ? 1.0f : w);
+}
+
+/* Is neighbour j a leader of agent i? Only a leader can make i wait
+ * (decisions 0004 and 0014); of two agents at most one leads the other:
+ * - an agent coming towards i (its preferred direction vj more than
+ *   120 deg from i's, e) is passed, not followed: contact and avoidance
+ *   take the two past each other. Waiting for it made two groups walking
+ *   towards each other stand face to face for good; on one field it also
+ *   made agents whose directions cross in a crowd wait for each other;
+ * - on the same distance field (route, as i's plan pl), the one further on
+ *   its way: lower potential (the field's value, a travel distance or
+ *   time), equal: the lower id. One order for everyone on the field, so no
+ *   two or more agents ever wait for each other in a ring;
+ * - otherwise the one further along their common direction:
+ *   d . (e + e_j) > 0 for d = x_j - x_i (equal: the lower id), which is
+ *   antisymmetric whatever their targets. A standing neighbour (vj zero)
+ *   leads whoever walks into it. */
+THR_HD int thr_headway_leads(const thr_ctx *c, const thr_agents *a, const thr_plan *pl, float phi_i, int i, int j,
+                             thr_vec2 e) {
+  uint32_t idi = c->id[i], idj = c->id[j];
+  thr_vec2 vj = a->vpref[j];
+  float sj = v2_len(vj);
+  thr_vec2 ej = sj > 0.0f ? v2_scale(vj, 1.0f / sj) : v2(0.0f, 0.0f);
+  if (v2_dot(e, ej) < -0.5f) return 0;
+  if (pl->field >= 0 && a->route[j] == pl->field) {
+    float phi_j = thr_plan_potential(c, pl, c->x[j]);
+    return phi_j < phi_i || (phi_j == phi_i && idj < idi);
+  }
+  float ahead = v2_dot(v2_sub(c->x[j], c->x[i]), v2_add(e, ej));
+  return ahead > 0.0f || (ahead == 0.0f && idj < idi);
 }
 
 /* Speed-density relation (docs/decisions/0004-pedestrian-model.md): the
- * preferred speed is limited by the time-gap law to the free gap ahead:
- * the nearest neighbour (start-of-step positions) that the agent would walk
- * into going straight along its preferred direction and that is further on
- * the agent's own way (lower potential; equal: lower id). That order is
- * strict, so two agents never wait for each other. Re-predicts x* with the
- * limited preferred velocity; an agent that is not slowed keeps the x* of
- * the prediction bit for bit. The plan is computed again here rather than
- * kept from the prediction: migration between the two passes carries only
- * the agents' state. */
+ * preferred speed is limited by the time-gap law to the free gap ahead: the
+ * nearest neighbour (start-of-step positions) that the agent would walk
+ * into going straight along its preferred direction and that leads it
+ * (thr_headway_leads). Re-predicts x* with the limited preferred velocity;
+ * an agent that is not slowed keeps the x* of the prediction bit for bit.
+ * Its own plan is computed again (for the potential): migration between
+ * the prediction and this pass carries only the agents' state. */
 THR_HD thr_vec2 thr_agent_headway(const thr_ctx *c, const thr_agents *a, int i) {
   const thr_params *prm = &c->prm;
-  if (prm->formation_on && a->formation[i] >= 0) return c->p[i]; /* they follow their SRD, not a plan */
-  thr_plan pl = thr_agent_plan(c, a, i);
-  float s0 = v2_len(pl.vp);
+  thr_vec2 vp = a->vpref[i];
+  float s0 = v2_len(vp);
   if (!(s0 > 0.0f)) return c->p[i];
-  thr_vec2 xi = c->x[i], e = v2_scale(pl.vp, 1.0f / s0);
-  float ri = c->radius[i], gap = HUGE_VALF, phi_i = 0.0f, range2 = prm->hw_range * prm->hw_range;
-  int have_phi = 0;
-  uint32_t idi = c->id[i];
+  thr_plan pl = thr_agent_plan(c, a, i);
+  thr_vec2 xi = c->x[i], e = v2_scale(vp, 1.0f / s0);
+  thr_vec2 el = thr_rotate_unit(e, THR_SIDESTEP_COS, THR_SIDESTEP_SIN);
+  thr_vec2 er = thr_rotate_unit(e, THR_SIDESTEP_COS, -THR_SIDESTEP_SIN);
+  float ri = c->radius[i], range2 = prm->hw_range * prm->hw_range, phi_i = 0.0f;
+  float gap = HUGE_VALF, gl = HUGE_VALF, gr = HUGE_VALF; /* ahead, and along the two sidesteps */
+  int side = prm->hw_sidestep > 0.0f, have_phi = 0;
   thr_nbr_iter it;
   thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_headway);
   for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
     thr_vec2 d = v2_sub(c->x[j], xi);
     if (j == i || v2_len2(d) > range2) continue;
-    d = v2_add(d, v2_scale(c->v[j], prm->hw_anticipation));
-    float g = thr_headway_gap(e, d, ri + c->radius[j], prm->hw_width);
-    if (!(g < gap)) continue;
+    thr_vec2 vj = a->vpref[j];
+    float R = ri + c->radius[j], cj = thr_headway_alignment(e, vj);
+    d = v2_add(d, v2_scale(c->v[j], prm->hw_anticipation + prm->hw_turn_anticipation * thr_headway_turned(cj)));
+    float g = thr_headway_gap(e, d, R, prm->hw_width * (prm->hw_cross_width + (1.0f - prm->hw_cross_width) * cj));
+    float g1 = side ? thr_headway_gap(el, d, R, 1.0f) : HUGE_VALF, g2 = side ? thr_headway_gap(er, d, R, 1.0f) : HUGE_VALF;
+    if (!(g < gap) && !(g1 < gl) && !(g2 < gr)) continue;
     if (!have_phi) {
       phi_i = thr_plan_potential(c, &pl, xi);
       have_phi = 1;
     }
-    float phi_j = thr_plan_potential(c, &pl, c->x[j]);
-    if (phi_j < phi_i || (phi_j == phi_i && c->id[j] < idi)) gap = g;
+    if (!thr_headway_leads(c, a, &pl, phi_i, i, j, e)) continue;
+    gap = g < gap ? g : gap;
+    gl = g1 < gl ? g1 : gl;
+    gr = g2 < gr ? g2 : gr;
   }
   float s = thr_headway_speed(s0, gap, prm->hw_min_gap, prm->hw_time_gap);
+  if (side && s < s0) {
+    /* held up: step aside, 30 deg left or right, where the way is clear for hw_sidestep metres at least and
+     * the progress along e is larger (left first when equal), unless a wall is there (the field is +inf) */
+    float sl = gl >= prm->hw_sidestep ? thr_headway_speed(s0, gl, prm->hw_min_gap, prm->hw_time_gap) : 0.0f;
+    float sr = gr >= prm->hw_sidestep ? thr_headway_speed(s0, gr, prm->hw_min_gap, prm->hw_time_gap) : 0.0f;
+    thr_vec2 es = sl >= sr ? el : er;
+    float ss = sl >= sr ? sl : sr;
+    if (THR_SIDESTEP_COS * ss > s && thr_plan_room(c, &pl, v2_add(xi, v2_scale(es, ri + THR_SIDESTEP_LOOK))))
+      return thr_predict(xi, thr_blend_velocity(c->v[i], v2_scale(es, ss), prm->alpha), prm->dt);
+  }
   if (s == s0) return c->p[i];
-  return thr_predict(xi, thr_blend_velocity(c->v[i], v2_scale(pl.vp, s / s0), prm->alpha), prm->dt);
+  return thr_predict(xi, thr_blend_velocity(c->v[i], v2_scale(vp, s / s0), prm->alpha), prm->dt);
 }
 
 /* ---- formations (seed paper 004; docs/formations.md) ---------------------- */
@@ -242,7 +343,7 @@ THR_HD thr_vec2 thr_agent_stability(const thr_ctx *c, int i) {
     }
   }
   if (prm->walls_on)
-    n += thr_walls_agent(&c->obs, c->grid.cell_of[i], xi, xi, ri * prm->radius_scale,
+    n += thr_walls_agent(&c->obs, c->grid.cell_of[i], xi, xi, ri * prm->radius_scale + prm->wall_clearance,
                          prm->wall_stiffness, &sum);
   thr_vec2 dx = thr_jacobi_average(sum, n, prm->omega);
   return prm->walls_on ? thr_walls_keep_move(c, i, xi, dx) : dx;
@@ -449,7 +550,7 @@ THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
     }
   }
   if (prm->walls_on)
-    n += thr_walls_agent(&c->obs, c->grid.cell_of[i], pi, xi, ri * prm->radius_scale,
+    n += thr_walls_agent(&c->obs, c->grid.cell_of[i], pi, xi, ri * prm->radius_scale + prm->wall_clearance,
                          prm->wall_stiffness, &sum);
   thr_vec2 next = v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
   /* the last group of an iteration ends on x^n's side of every wall */

@@ -28,3 +28,12 @@ add_test(NAME gpu.cpu_vs_cuda.pedestrian
                  ${CMAKE_SOURCE_DIR}/tests/data/mpi/pedestrian.yaml --steps 400)
 set_tests_properties(gpu.cpu_vs_cuda.pedestrian PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                      ENVIRONMENT "${THRONG_TEST_ENV}")
+
+# Congestion-aware routing on the GPU (kernels/cuda/cuda_route.cu): counts,
+# the crowd's cost, the tiled eikonal solver and exit choice by time; 360
+# steps, eight recomputations. Strict build: byte-identical to the CPU.
+add_test(NAME gpu.cpu_vs_cuda.exit-choice
+         COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_gpu.py ${THRONG_EXE}
+                 ${CMAKE_SOURCE_DIR}/tests/data/mpi/exit-choice.yaml --steps 360)
+set_tests_properties(gpu.cpu_vs_cuda.exit-choice PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                     ENVIRONMENT "${THRONG_TEST_ENV}")

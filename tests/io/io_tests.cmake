@@ -53,6 +53,11 @@ throng_io_test(restart_equal_2_4 4 restart_equal --scenario ${THRONG_IO_DATA}/ev
                --from 2 --to 4 --steps 800 --every 100 --restart-step 300)
 throng_io_test(restart_equal_4_1 4 restart_equal --scenario ${THRONG_IO_DATA}/mpi/lanes.yaml
                --from 4 --to 1 --steps 300 --every 100 --restart-step 200)
+# Congestion-aware routing: the checkpoint at step 150 falls between two
+# recomputations (every 48 steps); the restart rebuilds the fields from the
+# counts and queue times it holds and continues bit for bit.
+throng_io_test(restart_equal_routing_1_2 2 restart_equal --scenario ${THRONG_IO_DATA}/mpi/exit-choice.yaml
+               --from 1 --to 2 --steps 300 --every 75 --restart-step 150)
 # SIGTERM / SIGUSR1 to mpiexec: a checkpoint, run.json "checkpointed", and
 # the restart from it equals the uninterrupted run.
 throng_io_test(signal_checkpoint 2 signal --signal TERM)

@@ -26,6 +26,10 @@ throng_mpi_test(equal.bottleneck-3600 4 equal ${CMAKE_SOURCE_DIR}/configs/paper/
 # The pedestrian preset (time-gap law, avoidance, routing, a goal point):
 # 1-4 ranks byte-identical, re-partitioning as the room empties.
 throng_mpi_test(equal.pedestrian 4 equal ${THRONG_MPI_DATA}/pedestrian.yaml --ranks 1,2,3,4 --steps 400)
+# Congestion-aware routing with exit choice by time (tests/data/mpi/exit-choice.yaml):
+# counts summed over ranks as integers, the same fields on every rank; 1-4
+# ranks byte-identical while re-partitioning.
+throng_mpi_test(equal.exit-choice 4 equal ${THRONG_MPI_DATA}/exit-choice.yaml --ranks 1,2,3,4 --steps 360)
 
 # Migration stress: two dense lanes walk across the world in opposite
 # directions (once they are up to speed, agents change rank on almost every

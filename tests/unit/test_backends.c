@@ -491,6 +491,7 @@ THR_TEST(a_new_window_keeps_the_step_time) {
     b->ops->sort_owned(b);
     if (renew) CHECK(b->ops->set_world(b, &f.w, &f.prm) == 0);
     b->ops->build_index(b);
+    b->ops->pass(b, THR_PASS_PLAN_VELOCITY, THR_PART_ALL); /* the plans the law reads, as the step runs them */
     b->ops->pass(b, THR_PASS_HEADWAY, THR_PART_ALL);
     snapshot(b, renew ? &got : &want);
     b->ops->destroy(b);

@@ -441,9 +441,12 @@ THR_TEST(direction_of_a_plane) {
   }
 }
 
-/* Where the four nodes around x are not all finite: towards the centre of
- * the smallest finite cell among x's cell and its 8 neighbours; nothing
- * where all are infinite or x's cell is the smallest (a target). */
+/* Where the four nodes around x are not all finite (beside a wall): the
+ * gradient of the finite pairs of the quad (here x: 5 -> 4 along the bottom
+ * row, y: 5 -> 6 along the left column; the pairs through the blocked node
+ * are cut), worked by hand; where no pair of the quad is finite, towards the
+ * centre of the smallest finite cell among x's cell and its 8 neighbours;
+ * nothing where all are infinite or x's cell is the smallest (a target). */
 THR_TEST(direction_fallback) {
   const float inf = INFINITY;
   float d[9] = {5.0f, 4.0f, inf,  /* row 0 */
@@ -453,7 +456,20 @@ THR_TEST(direction_fallback) {
   thr_vec2 x = v2(1.3f, 1.4f), dir;
   CHECK(thr_navfield_value(&v, x) == INFINITY);
   CHECK(thr_navfield_direction(&v, x, &dir) == 1);
-  thr_vec2 want = unit_to(x, v2(1.5f, 2.5f));
+  /* descent (-(4 - 5), -(6 - 5)) */
+  CHECK_NEAR(dir.x, 0.70710678, 1e-6);
+  CHECK_NEAR(dir.y, -0.70710678, 1e-6);
+  /* a quad with one finite node (3), in a corner of two walls: the pair just
+   * beyond it on the open side, 3 -> 2 upwards */
+  float c[9] = {inf, inf, inf, inf, 3.0f, inf, inf, 2.0f, inf};
+  thr_navfield_view vc = {0.0f, 0.0f, 1.0f, 3, 3, c};
+  CHECK(thr_navfield_direction(&vc, v2(1.3f, 1.2f), &dir) == 1);
+  CHECK(dir.x == 0.0f && dir.y == 1.0f);
+  /* no finite pair anywhere near: towards the centre of the smallest finite cell */
+  float f1[9] = {inf, inf, inf, inf, 3.0f, inf, 2.0f, inf, inf};
+  thr_navfield_view vf = {0.0f, 0.0f, 1.0f, 3, 3, f1};
+  thr_vec2 xf = v2(1.3f, 1.2f), want = unit_to(xf, v2(0.5f, 2.5f));
+  CHECK(thr_navfield_direction(&vf, xf, &dir) == 1);
   CHECK_NEAR(dir.x, want.x, 1e-6);
   CHECK_NEAR(dir.y, want.y, 1e-6);
   /* outside the grid: from the nearest edge cell's neighbourhood */
@@ -461,15 +477,15 @@ THR_TEST(direction_fallback) {
   want = unit_to(v2(-3.0f, 0.2f), v2(1.5f, 0.5f));
   CHECK_NEAR(dir.x, want.x, 1e-6);
   CHECK_NEAR(dir.y, want.y, 1e-6);
-  /* a target cell (no smaller neighbour): no direction */
-  float z[9] = {inf, 1.0f, 2.0f, 1.0f, 0.0f, 1.0f, inf, 1.0f, inf};
+  /* a target cell (no smaller neighbour) where the quad has no finite pair: no direction */
+  float z[9] = {inf, 1.0f, inf, 1.0f, 0.0f, inf, inf, inf, inf};
   thr_navfield_view vz = {0.0f, 0.0f, 1.0f, 3, 3, z};
-  CHECK(thr_navfield_direction(&vz, v2(1.2f, 1.7f), &dir) == 0);
+  CHECK(thr_navfield_direction(&vz, v2(1.7f, 1.7f), &dir) == 0);
   /* nothing finite around x, or x not a number */
   float e[9] = {inf, inf, inf, inf, inf, inf, inf, inf, inf};
   thr_navfield_view ve = {0.0f, 0.0f, 1.0f, 3, 3, e};
   CHECK(thr_navfield_direction(&ve, v2(1.5f, 1.5f), &dir) == 0);
-  CHECK(thr_navfield_direction(&vz, v2(NAN, 1.0f), &dir) == 0);
+  CHECK(thr_navfield_direction(&ve, v2(NAN, 1.0f), &dir) == 0);
 }
 
 /* ---- limits and scale ------------------------------------------------------------ */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cell_sort.h"
+#include "route_engine.h"
 #include "kernels/backend_comm.h"
 #include "kernels/context.h"
 #include "kernels/step_lists.h"
@@ -40,6 +41,7 @@ typedef struct cpu_state {
   thr_stage_event *events;
   size_t exited_cap, events_cap;
   uint64_t nonfinite, nonfinite_part; /* health of the last FINALIZE; of its parts so far */
+  thr_route_engine route; /* congestion-aware routing (route_setup) */
 } cpu_state;
 
 static cpu_state *state(thr_backend *b) { return (cpu_state *)b->impl; }
@@ -577,6 +579,46 @@ static int cpu_probe_free(thr_backend *b, const thr_vec2 *pts, const float *radi
   return 0;
 }
 
+/* ---- congestion-aware routing: the host engine over the owned agents ---- */
+
+static int cpu_route_setup(thr_backend *b, const thr_route_setup *rs) {
+  cpu_state *s = state(b);
+  thr_route_engine_free(&s->route);
+  if (thr_route_engine_init(&s->route, rs)) return thr_backend_error(b, "out of memory for the routing grid");
+  return 0;
+}
+
+static int cpu_route_count(thr_backend *b, int32_t *host) {
+  cpu_state *s = state(b);
+  thr_route_engine_count(&s->route, &s->base.ev, s->a.x, s->a.v, s->a.n_owned);
+  if (host) memcpy(host, s->route.counts, (size_t)s->route.rs.n_counts * s->route.cells * sizeof *host);
+  return 0;
+}
+
+static int cpu_route_count_get(thr_backend *b, int32_t *host) {
+  cpu_state *s = state(b);
+  memcpy(host, s->route.counts, (size_t)s->route.rs.n_counts * s->route.cells * sizeof *host);
+  return 0;
+}
+
+static int cpu_route_set_counts(thr_backend *b, const int32_t *host) {
+  cpu_state *s = state(b);
+  memcpy(s->route.counts, host, (size_t)s->route.rs.n_counts * s->route.cells * sizeof *host);
+  return 0;
+}
+
+static int cpu_route_basins(thr_backend *b, int64_t *basins) {
+  thr_route_engine_basins(&state(b)->route, basins);
+  return 0;
+}
+
+/* The kernels read the world's fields where they are: the engine writes them there. */
+static int cpu_route_solve(thr_backend *b, const float *exit_offset, long *rounds) {
+  cpu_state *s = state(b);
+  *rounds = thr_route_engine_solve(&s->route, exit_offset, s->world->fields);
+  return 0;
+}
+
 static int cpu_evac_measure(thr_backend *b, thr_evac_counts *out) {
   cpu_state *s = state(b);
   const thr_world *w = s->world;
@@ -767,6 +809,7 @@ static void cpu_destroy(thr_backend *b) {
   free(s->halo_idx);
   free(s->parts.list);
   free(s->exited);
+  thr_route_engine_free(&s->route);
   free(s->events);
   free(s->hbuf[0]);
   free(s->hbuf[1]);
@@ -798,6 +841,12 @@ static const thr_backend_ops cpu_ops = {
     .insert = cpu_append_owned,
     .probe_free = cpu_probe_free,
     .evac_measure = cpu_evac_measure,
+    .route_setup = cpu_route_setup,
+    .route_count = cpu_route_count,
+    .route_count_get = cpu_route_count_get,
+    .route_set_counts = cpu_route_set_counts,
+    .route_basins = cpu_route_basins,
+    .route_solve = cpu_route_solve,
     .sync = cpu_sync,
 };
 

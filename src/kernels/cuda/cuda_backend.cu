@@ -120,6 +120,26 @@ static int cuda_evac_measure(thr_backend *b, thr_evac_counts *out) {
   nvtx_range r("evac_measure");
   return thr_cuda_evac_measure(state(b), out);
 }
+static int cuda_route_setup(thr_backend *b, const thr_route_setup *rs) {
+  nvtx_range r("route_setup");
+  return thr_cuda_route_setup(state(b), rs);
+}
+static int cuda_route_count(thr_backend *b, int32_t *host) {
+  nvtx_range r("route_count");
+  return thr_cuda_route_count(state(b), host);
+}
+static int cuda_route_count_get(thr_backend *b, int32_t *host) { return thr_cuda_route_count_get(state(b), host); }
+static int cuda_route_set_counts(thr_backend *b, const int32_t *host) {
+  return thr_cuda_route_set_counts(state(b), host);
+}
+static int cuda_route_basins(thr_backend *b, int64_t *basins) {
+  nvtx_range r("route_basins");
+  return thr_cuda_route_basins(state(b), basins);
+}
+static int cuda_route_solve(thr_backend *b, const float *exit_offset, long *rounds) {
+  nvtx_range r("route_solve");
+  return thr_cuda_route_solve(state(b), exit_offset, rounds);
+}
 
 __global__ void k_iota(int n, int *a) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -286,6 +306,7 @@ static void cuda_destroy(thr_backend *b) {
   cudaStreamSynchronize(s->stream);
   free_world(s);
   thr_cuda_evac_free(s);
+  thr_cuda_route_free(s);
   if (s->d_stage2) cudaFree(s->d_stage2);
   thr_cuda_free_agents(s);
   if (s->d_scan_tmp) cudaFree(s->d_scan_tmp);
@@ -342,6 +363,12 @@ static const thr_backend_ops cuda_ops = {
     .insert = cuda_insert,
     .probe_free = cuda_probe_free,
     .evac_measure = cuda_evac_measure,
+    .route_setup = cuda_route_setup,
+    .route_count = cuda_route_count,
+    .route_count_get = cuda_route_count_get,
+    .route_set_counts = cuda_route_set_counts,
+    .route_basins = cuda_route_basins,
+    .route_solve = cuda_route_solve,
     .sync = cuda_sync,
     .memory_bytes = cuda_memory_bytes,
 };

@@ -10,7 +10,8 @@
 
 #define EVAC_PTRS(X)                                                                                               \
   X(exit_vfirst, int) X(exit_verts, thr_vec2) X(exit_offset, int) X(exit_items, int) X(stages, thr_stage_view)       \
-  X(slots, thr_vec2) X(lines, thr_vec2) X(fields, float) X(area_vfirst, int) X(area_verts, thr_vec2)
+  X(slots, thr_vec2) X(lines, thr_vec2) X(fields, float) X(ref_fields, float) X(area_vfirst, int)                   \
+  X(area_verts, thr_vec2)
 
 void thr_cuda_evac_free(cuda_state *s) {
 #define THR_X(name, type) \
@@ -38,11 +39,14 @@ void thr_cuda_evac_set_world(cuda_state *s, const thr_world *w) {
    * window (a re-partition between two metrics rows) */
   unsigned long long *crossings = s->ev.line_cross;
   s->ev.line_cross = NULL;
+  float *kept_fields = s->route.on && s->ev.fields ? s->ev.fields : NULL;
+  if (kept_fields) s->ev.fields = NULL;
   thr_cuda_evac_free(s);
   s->ev.on = thr_world_has_evacuation(w);
   s->base.ev = thr_world_evac_view(w);
   if (!s->ev.on) {
     if (crossings) cudaFree(crossings);
+    if (kept_fields) cudaFree(kept_fields);
     return;
   }
   size_t cells = (size_t)w->window.nx * (size_t)w->window.ny;
@@ -54,7 +58,14 @@ void thr_cuda_evac_set_world(cuda_state *s, const thr_world *w) {
   s->ev.stages = upload(s, w->stages, (size_t)w->n_stages);
   s->ev.slots = upload(s, w->slots, (size_t)w->n_slots);
   s->ev.lines = upload(s, w->lines, 2 * (size_t)w->n_lines);
-  s->ev.fields = upload(s, w->fields, (size_t)w->n_fields * (size_t)w->fnx * (size_t)w->fny);
+  if (kept_fields) {
+    /* the fields the routing recomputed live only here: a new window keeps them */
+    s->ev.fields = kept_fields;
+  } else {
+    s->ev.fields = upload(s, w->fields, (size_t)w->n_fields * (size_t)w->fnx * (size_t)w->fny);
+  }
+  s->ev.ref_fields = w->ref_fields ? upload(s, w->ref_fields, (size_t)w->n_fields * (size_t)w->fnx * (size_t)w->fny)
+                                   : NULL;
   s->ev.area_vfirst = upload(s, w->area_vfirst, (size_t)w->n_areas + 1);
   s->ev.area_verts = upload(s, w->area_verts, (size_t)(w->n_areas ? w->area_vfirst[w->n_areas] : 0));
   s->ev.line_cross = crossings;
@@ -74,6 +85,7 @@ void thr_cuda_evac_set_world(cuda_state *s, const thr_world *w) {
   v->exit_cell_offset = w->n_exits ? s->ev.exit_offset : NULL;
   v->exit_cell_items = s->ev.exit_items;
   v->fields = s->ev.fields;
+  v->ref_fields = s->ev.ref_fields;
   v->stages = s->ev.stages;
   v->slots = s->ev.slots;
   v->lines = s->ev.lines;
@@ -283,3 +295,4 @@ int thr_cuda_evac_measure(cuda_state *s, thr_evac_counts *out) {
     out->line_crossings[k] += (int64_t)h[2 * (na + nm) + k];
   return 0;
 }
+

@@ -30,6 +30,25 @@ void thr_cuda_fail(const struct cuda_state *s, cudaError_t e, const char *what, 
 enum { THR_CUDA_BLOCK = 256, THR_CUDA_WIDE_SIZES = 4 };
 static inline unsigned thr_blocks(size_t n) { return (unsigned)((n + THR_CUDA_BLOCK - 1) / THR_CUDA_BLOCK); }
 
+/* Congestion-aware routing on the device (cuda_route.cu): the setup's
+ * arrays and the solver's scratch. */
+typedef struct thr_cuda_route {
+  int on;
+  thr_route_setup rs; /* its host arrays are not kept: see the copies below */
+  size_t cells;
+  int tnx, tny, tiles;
+  int *count_field, *field, *weights_of, *labelled; /* host copies */
+  long *src_first;                                  /* [n_dynamic + 1] offsets into src_all */
+  float *base_cost, *cost, *t_next;
+  int32_t *walk_box, *counts, *box_rows, *box_sums, *label, *l_next;
+  unsigned char *fixed, *changed, *active;
+  int *list, *n_list, *src_min, *tile_ids;
+  unsigned long long *basins;
+  thr_navsource *src_all;
+  void *cub_tmp;
+  size_t cub_bytes;
+} thr_cuda_route;
+
 typedef struct cuda_state {
   thr_backend *self; /* for errors */
   int device;
@@ -91,7 +110,7 @@ typedef struct cuda_state {
     int *exit_vfirst, *exit_offset, *exit_items, *area_vfirst;
     thr_vec2 *exit_verts, *slots, *lines, *area_verts;
     thr_stage_view *stages;
-    float *fields;
+    float *fields, *ref_fields;
     unsigned long long *line_cross; /* [THR_MAX_LINES] since the last measure */
     unsigned long long *counts;     /* measure scratch */
     size_t counts_cap;
@@ -126,6 +145,7 @@ typedef struct cuda_state {
   size_t view_n;
   cudaEvent_t view_event;
   size_t h_halo_cap[2];
+  thr_cuda_route route; /* congestion-aware routing (cuda_route.cu) */
 } cuda_state;
 
 /* Memory (cuda_memory.cu) */
@@ -163,6 +183,15 @@ int thr_cuda_evac_collect(cuda_state *s, thr_evac_collect *out);
 int thr_cuda_evac_assign(cuda_state *s, const thr_stage_assign *as, size_t n);
 int thr_cuda_probe_free(cuda_state *s, const thr_vec2 *pts, const float *radius, size_t n, unsigned char *out);
 int thr_cuda_evac_measure(cuda_state *s, thr_evac_counts *out);
+
+/* Congestion-aware routing (cuda_route.cu): the backend's route_* operations */
+void thr_cuda_route_free(cuda_state *s);
+int thr_cuda_route_setup(cuda_state *s, const thr_route_setup *rs);
+int thr_cuda_route_count(cuda_state *s, int32_t *host);
+int thr_cuda_route_count_get(cuda_state *s, int32_t *host);
+int thr_cuda_route_set_counts(cuda_state *s, const int32_t *host);
+int thr_cuda_route_basins(cuda_state *s, int64_t *basins);
+int thr_cuda_route_solve(cuda_state *s, const float *exit_offset, long *rounds);
 
 /* Moving agents and ghosts (cuda_transfer.cu) */
 void thr_cuda_exclusive_scan(cuda_state *s, const int *in, int *out, size_t n);

@@ -1,0 +1,111 @@
+/* Recomputing the exit fields as the crowd moves (docs/routing.md,
+ * docs/decisions/0012-congestion-routing.md): the backend counts its
+ * agents per cell and solves quickest-path fields whose cells slow down
+ * with the crowd (kernels/eikonal.h); here, the counts are summed over
+ * ranks and, for exit choice by time, each exit's queue time is revised:
+ * the nearest-exit field's sources start at those times. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/evac.h"
+#include "routes.h"
+
+int thr_routing_setup(thr_routing *r, thr_backend *b) {
+  if (!r->n_dynamic) return 0;
+  return b->ops->route_setup(b, &r->setup);
+}
+
+/* The queue times the agents in each exit's basin imply: basin / capacity.
+ * A queue time moves a share `relax` of the way towards that (agents near a
+ * basin's edge change exits gradually, and the basins settle instead of
+ * swinging: all of them at once would empty the queue they fled), and only
+ * when it is off by more than the hysteresis. */
+static void revise_queues(thr_routing *r) {
+  for (int e = 0; e < r->n_exits; ++e) {
+    float q = r->capacity[e] > 0.0f ? (float)r->basin[e] / r->capacity[e] : 0.0f;
+    float dq = q - r->queue[e];
+    if (dq > r->hysteresis || -dq > r->hysteresis) r->queue[e] += r->relax * dq;
+  }
+}
+
+static int solve(thr_routing *r, thr_backend *b) {
+  for (int e = 0; e < r->n_exits; ++e) r->offset[e] = r->queue[e] * THR_FREE_SPEED;
+  long rounds = 0;
+  if (b->ops->route_solve(b, r->choice ? r->offset : NULL, &rounds)) return -1;
+  r->rounds += rounds;
+  if (r->choice) r->labelled_once = 1;
+  return 0;
+}
+
+int thr_routing_update(thr_routing *r, thr_backend *b, MPI_Comm comm, int nranks, int32_t *counts) {
+  if (!r || !r->n_dynamic) return 0;
+  size_t n = (size_t)r->setup.n_counts * (size_t)r->setup.nx * (size_t)r->setup.ny;
+  if (b->ops->route_count(b, nranks > 1 ? counts : NULL)) return -1;
+  if (nranks > 1) {
+    /* integers: the same sums on every rank, whatever the order */
+    for (size_t at = 0; at < n;) {
+      int chunk = n - at > (size_t)1 << 30 ? 1 << 30 : (int)(n - at);
+      MPI_Allreduce(MPI_IN_PLACE, counts + at, chunk, MPI_INT32_T, MPI_SUM, comm);
+      at += (size_t)chunk;
+    }
+    if (b->ops->route_set_counts(b, counts)) return -1;
+  }
+  if (r->choice) {
+    if (!r->labelled_once && solve(r, b)) return -1; /* the first time: the basins without queues */
+    memset(r->basin, 0, (size_t)r->n_exits * sizeof *r->basin);
+    if (b->ops->route_basins(b, r->basin)) return -1;
+    revise_queues(r);
+  }
+  if (solve(r, b)) return -1;
+  r->updates++;
+  if (getenv("THRONG_DBG")) fprintf(stderr, "update %ld rounds %ld q0 %g basin0 %ld\n", r->updates, r->rounds, r->queue[0], (long)r->basin[0]);
+  return 0;
+}
+
+int thr_routing_pack(const thr_routing *r, thr_backend *b, thr_blob *blob) {
+  if (!r || !r->n_dynamic) return 0;
+  size_t n = (size_t)r->setup.n_counts * (size_t)r->setup.nx * (size_t)r->setup.ny;
+  int32_t *counts = malloc((n ? n : 1) * sizeof *counts);
+  if (!counts) return -1;
+  int rc = b->ops->route_count_get(b, counts);
+  thr_blob_put_i64(blob, (int64_t)n);
+  thr_blob_put_i64(blob, r->n_exits);
+  thr_blob_put_i64(blob, r->updates > 0);
+  thr_blob_put(blob, counts, n * sizeof *counts);
+  thr_blob_put(blob, r->queue, (size_t)r->n_exits * sizeof *r->queue);
+  free(counts);
+  return rc;
+}
+
+int thr_routing_unpack(thr_routing *r, thr_backend *b, thr_blob *blob, char *err, size_t errlen) {
+  if (!r || !r->n_dynamic) return 0;
+  size_t n = (size_t)r->setup.n_counts * (size_t)r->setup.nx * (size_t)r->setup.ny;
+  size_t nb = thr_blob_get_count(blob, n);
+  size_t ne = thr_blob_get_count(blob, (size_t)r->n_exits);
+  int updated = thr_blob_get_i64(blob) != 0;
+  if (blob->bad || nb != n || ne != (size_t)r->n_exits) {
+    snprintf(err, errlen, "the checkpoint's routing state does not fit this scenario's routing grid");
+    return -1;
+  }
+  int32_t *counts = malloc((n ? n : 1) * sizeof *counts);
+  if (!counts) {
+    snprintf(err, errlen, "out of memory for the routing state");
+    return -1;
+  }
+  thr_blob_get(blob, counts, n * sizeof *counts);
+  thr_blob_get(blob, r->queue, ne * sizeof *r->queue);
+  int rc = 0;
+  if (blob->bad) {
+    snprintf(err, errlen, "a damaged checkpoint: its routing state is cut short");
+    rc = -1;
+  } else if (updated) { /* before the first recomputation the fields are the static ones */
+    if (b->ops->route_set_counts(b, counts) || solve(r, b)) {
+      snprintf(err, errlen, "%s", b->error);
+      rc = -1;
+    }
+    r->updates = 1;
+  }
+  free(counts);
+  return rc;
+}

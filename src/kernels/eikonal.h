@@ -1,0 +1,187 @@
+/* Travel-time fields that see the crowd (docs/routing.md, decision 0012),
+ * shared by the host solver (kernels/cpu/cpu_eikonal.c) and the CUDA one
+ * (kernels/cuda/cuda_eikonal.cu): the walking speed a crowd leaves in a
+ * cell, and the tiled iterative eikonal solver both run with the same
+ * schedule, so that both give the same bits (strict build) on any rank.
+ *
+ * The solver: the grid in tiles of THR_EIK_TILE^2 cells. Each round, every
+ * active tile reads its cells and a one-cell halo from the values at the
+ * start of the round, runs THR_EIK_SWEEPS Jacobi sweeps of the first-order
+ * upwind update inside the tile (values only go down), and writes its
+ * cells; the tiles that changed and their four neighbours are the next
+ * round's active tiles, in index order. Rounds end when no tile changes: the
+ * values are then a fixed point of the update, the discrete eikonal
+ * solution that fast marching (behavior/navfield.c) computes in one pass. */
+#ifndef THRONG_EIKONAL_H
+#define THRONG_EIKONAL_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "base/hostdevice.h"
+#include "fpmath.h"
+
+#define THR_EIK_TILE 8
+#define THR_EIK_SWEEPS 8
+#define THR_EIK_BUF ((THR_EIK_TILE + 2) * (THR_EIK_TILE + 2)) /* a tile with its halo */
+#define THR_EIK_MAX_ROUNDS 100000
+
+/* A source of a field: a cell, the value the field starts at there, and a
+ * label that the cells its front reaches inherit (which exit they lead to). */
+typedef struct thr_navsource {
+  int32_t cell;
+  float value;
+  int32_t label;
+} thr_navsource;
+
+/* ---- the crowd's speed -------------------------------------------------- */
+
+/* Free walking speed of Weidmann's relation [m/s]: converts the seconds of
+ * a queue into the metres of a travel-time field (metres at free speed). */
+#define THR_FREE_SPEED 1.34f
+
+/* Weidmann (1993): v(rho) / v0 = 1 - exp(-1.913 (1/rho - 1/5.4)) at density
+ * rho [1/m^2] (1 for rho <= 0). */
+THR_HD float thr_weidmann_relative(float rho) {
+  if (!(rho > 0.0f)) return 1.0f;
+  float v = 1.0f - thr_expf(-1.913f * (1.0f / rho - 1.0f / 5.4f));
+  return v > 0.0f ? v : 0.0f;
+}
+
+/* What slows a cell: how its effective density [1/m^2] turns into a speed
+ * relative to the free one. Up to free_density the free speed; above it
+ * Weidmann's speed relative to his speed there (free_speed, its
+ * thr_weidmann_relative), never below min_speed. */
+typedef struct thr_crowd_law {
+  float free_density, free_speed, min_speed;
+} thr_crowd_law;
+
+THR_HD float thr_crowd_scale(const thr_crowd_law *law, float rho) {
+  if (!(rho > law->free_density)) return 1.0f;
+  float s = thr_weidmann_relative(rho) / law->free_speed;
+  return s > law->min_speed ? (s < 1.0f ? s : 1.0f) : law->min_speed;
+}
+
+/* The effective density of a cell from the box sums around it: weighted
+ * agents (units of per_agent) over the walkable cells (of area `area` each). */
+THR_HD float thr_crowd_density(int32_t agents, int32_t walkable, int per_agent, float area) {
+  if (walkable <= 0) return 0.0f;
+  return (float)agents / ((float)per_agent * (float)walkable * area);
+}
+
+/* The box sums of `in` over (2 box + 1)^2 cells (clipped at the grid's
+ * edges) into out: running sums of integers along x into rows, then along
+ * y, so exact whatever the order. Host code (the CUDA backend sums the same
+ * boxes on the device the same way). */
+static inline void thr_route_box_sums(int nx, int ny, int box, const int32_t *in, int32_t *rows, int32_t *out) {
+  /* along x: the running sum over [i - box, i + box] of each row */
+  for (int j = 0; j < ny; ++j) {
+    const int32_t *r = in + (size_t)j * nx;
+    int32_t *o = rows + (size_t)j * nx, sum = 0;
+    for (int i = 0; i < box && i < nx; ++i) sum += r[i];
+    for (int i = 0; i < nx; ++i) {
+      if (i + box < nx) sum += r[i + box];
+      if (i - box - 1 >= 0) sum -= r[i - box - 1];
+      o[i] = sum;
+    }
+  }
+  /* along y: the same over the row sums */
+  for (int i = 0; i < nx; ++i) {
+    int32_t sum = 0;
+    for (int j = 0; j < box && j < ny; ++j) sum += rows[(size_t)j * nx + i];
+    for (int j = 0; j < ny; ++j) {
+      if (j + box < ny) sum += rows[(size_t)(j + box) * nx + i];
+      if (j - box - 1 >= 0) sum -= rows[(size_t)(j - box - 1) * nx + i];
+      out[(size_t)j * nx + i] = sum;
+    }
+  }
+}
+
+/* ---- the solver ---------------------------------------------------------- */
+
+/* The grid: nx x ny cells in tiles (tnx x tny of them). cost[c] = h / speed
+ * (+INFINITY where blocked); fixed[c] != 0 for a source (its value is
+ * given and never changes). */
+typedef struct thr_eik_grid {
+  int nx, ny, tnx, tny;
+  const float *cost;
+  const unsigned char *fixed;
+} thr_eik_grid;
+
+THR_HD int thr_eik_tiles(int n) { return (n + THR_EIK_TILE - 1) / THR_EIK_TILE; }
+
+/* Buffer slot k (0 .. THR_EIK_BUF-1) of tile t: its grid cell, or -1 when
+ * the slot lies outside the grid. */
+THR_HD int thr_eik_slot_cell(const thr_eik_grid *g, int t, int k) {
+  int w = THR_EIK_TILE + 2;
+  int i = (t % g->tnx) * THR_EIK_TILE + k % w - 1, j = (t / g->tnx) * THR_EIK_TILE + k / w - 1;
+  return i < 0 || j < 0 || i >= g->nx || j >= g->ny ? -1 : j * g->nx + i;
+}
+
+/* The tile holding cell c. */
+THR_HD int thr_eik_tile_of(const thr_eik_grid *g, int c) {
+  return (c / g->nx / THR_EIK_TILE) * g->tnx + (c % g->nx) / THR_EIK_TILE;
+}
+
+/* The next round's tiles: every tile whose own flag or a 4-neighbour's
+ * flag (changed) is set, into active (both tnx x tny). */
+static inline void thr_eik_activate(const thr_eik_grid *g, const unsigned char *changed, unsigned char *active) {
+  for (int t = 0; t < g->tnx * g->tny; ++t) {
+    int ti = t % g->tnx, tj = t / g->tnx;
+    active[t] = (unsigned char)(changed[t] || (ti > 0 && changed[t - 1]) || (ti + 1 < g->tnx && changed[t + 1]) ||
+                                (tj > 0 && changed[t - g->tnx]) || (tj + 1 < g->tny && changed[t + g->tnx]));
+  }
+}
+
+/* Load slot k of tile t from the round's values (T, labels L may be NULL). */
+THR_HD void thr_eik_load(const thr_eik_grid *g, const float *T, const int32_t *L, int t, int k, float *buf,
+                         int32_t *lbuf) {
+  int c = thr_eik_slot_cell(g, t, k);
+  buf[k] = c < 0 ? HUGE_VALF : T[c];
+  if (lbuf) lbuf[k] = c < 0 ? -1 : L[c];
+}
+
+/* The slot of interior cell q (0 .. TILE^2-1). */
+THR_HD int thr_eik_slot(int q) { return (q / THR_EIK_TILE + 1) * (THR_EIK_TILE + 2) + q % THR_EIK_TILE + 1; }
+
+/* First-order upwind update from the neighbours along x (l, r) and y (d, u)
+ * at cost f = h / speed: the solution T of sum over axes of
+ * max(T - a_axis, 0)^2 = f^2, a_axis the smaller neighbour of the axis.
+ * *from: 0 when the smaller axis's neighbour is x's, 1 y's. */
+THR_HD float thr_eik_update(float l, float r, float d, float u, float f, int *from_y) {
+  float a = l < r ? l : r, b = d < u ? d : u;
+  *from_y = b < a;
+  if (b < a) {
+    float s = a;
+    a = b;
+    b = s;
+  }
+  if (!(b - a < f)) return a + f; /* one axis only (also b infinite) */
+  float dd = b - a;
+  return 0.5f * (a + b + sqrtf(2.0f * f * f - dd * dd));
+}
+
+/* One Jacobi sweep for interior cell q of tile t: reads bin/lin (the tile
+ * with its halo), writes bout/lout at q's slot. A blocked cell, a source, or
+ * a cell the update does not lower keeps its value; a lowered cell takes
+ * the label of the neighbour its value came from (the smaller along the
+ * axis the update leaned on; equal: left before right, down before up).
+ * Returns 1 when the cell's value went down. */
+THR_HD int thr_eik_sweep_cell(const thr_eik_grid *g, int t, int q, const float *bin, const int32_t *lin,
+                              float *bout, int32_t *lout) {
+  int k = thr_eik_slot(q), w = THR_EIK_TILE + 2;
+  float old = bin[k];
+  bout[k] = old;
+  if (lin) lout[k] = lin[k];
+  int c = thr_eik_slot_cell(g, t, k);
+  if (c < 0 || g->fixed[c] || !(g->cost[c] < HUGE_VALF)) return 0;
+  int fy;
+  float l = bin[k - 1], r = bin[k + 1], d = bin[k - w], u = bin[k + w];
+  float v = thr_eik_update(l, r, d, u, g->cost[c], &fy);
+  if (!(v < old)) return 0;
+  bout[k] = v;
+  if (lin) lout[k] = fy ? (d <= u ? lin[k - w] : lin[k + w]) : (l <= r ? lin[k - 1] : lin[k + 1]);
+  return 1;
+}
+
+#endif
