@@ -71,6 +71,21 @@ R12_AREA_EXIT = [[23.0, 3.5], [25.0, 3.5], [25.0, 6.5], [23.0, 6.5]]
 R15_N = 100
 R15_LEN = {"short": 10.0, "long": 30.0, "corner": 20.0}   # corridor centre line lengths
 
+# merging flows: a T-junction of 2 m corridors against one straight 2 m corridor
+MG_W, MG_ARM, MG_STEM, MG_DENSITY = 2.0, 20.0, 30.0, 2.0   # width, arm length filled, stem length, start density
+MG_STRAIGHT_LEN = 70.0                                    # straight corridor: the filled part + the stem's run
+MG_SHARE = 0.7                                            # merged flow / one corridor's, at least
+
+# counterflow (IMO MSC.1/Circ.1533 test 8): two 10 x 10 m rooms joined by a 10 m x 2 m corridor
+CF_ROOM, CF_CORR = 10.0, (10.0, 2.0)
+CF_MAIN = 100                                         # walking from room 1 (west) to room 2 (east)
+CF_COUNTER = [0, 10, 50, 100]                         # walking the other way, one scenario each
+
+# exit choice under congestion: one room, two equal doors, the crowd nearer one of them
+EC_ROOM, EC_DOOR, EC_N = (30.0, 12.0), 1.2, 240
+EC_SPAWN = (1.0, 1.0, 11.0, 11.0)                     # x0, y0, x1, y1: nearer the west door
+EC_BALANCE = 0.2                                      # last-out times within this share of each other
+
 IMO_N = 100
 IMO_DOOR_LINE = [[8.125, 2.0], [8.125, 3.0]]         # in the door (the wall is 0.25 m thick)
 
@@ -478,6 +493,113 @@ def imo_door(preset):
     return d.text()
 
 
+def merge(preset, kind):
+    w, L, S = MG_W, MG_ARM, MG_STEM
+    if kind == "t":
+        # arms y 0..w along x 0..2L+w; the stem x L..L+w from y = w up to w + S
+        ring = [(0, 0), (2 * L + w, 0), (2 * L + w, w), (L + w, w), (L + w, w + S), (L, w + S), (L, w), (0, w)]
+        exit_seg = [(L, w + S), (L + w, w + S)]
+        line = [(L, w + S / 2), (L + w, w + S / 2)]
+        blocks = [("left", rect(0.3, 0.3, L - 0.3, w - 0.3)), ("right", rect(L + w + 0.3, 0.3, 2 * L + w - 0.3, w - 0.3))]
+        shape = "a T-junction: two arms %g m wide, filled over %g m each, merging into a stem %g m long" % (w, L, S)
+    else:
+        ring = [(0, 0), (MG_STRAIGHT_LEN, 0), (MG_STRAIGHT_LEN, w), (0, w)]
+        exit_seg = [(MG_STRAIGHT_LEN, 0), (MG_STRAIGHT_LEN, w)]
+        line = [(2 * L + S / 2, 0), (2 * L + S / 2, w)]
+        blocks = [("crowd", rect(0.3, 0.3, 2 * L - 0.3, w - 0.3))]
+        shape = "one straight corridor %g m wide, filled over %g m (the two arms' crowd)" % (w, 2 * L)
+    d = Doc(preset, "merge-%s" % kind, [
+        "Merging flows (%s): %s, at %g /m2 (the strip %g m clear of" % (kind, shape, MG_DENSITY, 0.3),
+        "the walls). The line `flow` crosses the corridor where the crowd has merged. Criterion: the",
+        "steady flow (10-90 %% of the crossings) after the merge is at least %g of the straight" % MG_SHARE,
+        "corridor's; everyone out."],
+        "Merging flows: %s." % shape)
+    time_block(d, 300, "at most 300 s; the run ends when everyone has left")
+    d.w('geometry:\n  walkable: "%s"' % wkt(ring))
+    d.w("")
+    d.w("exits:\n  - {name: end, segment: %s}" % pts(exit_seg))
+    d.w("")
+    d.w("agents:")
+    for name, poly in blocks:
+        d.block(["name: %s" % name, "layout: polygon", "polygon: %s" % pts(poly), "density: %g" % MG_DENSITY])
+    d.w("")
+    d.w("measurement:\n  lines: [{name: flow, segment: %s}]" % pts(line))
+    d.w("")
+    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 1}   # lines.csv every step")
+    return d.text()
+
+
+def counterflow(preset, n_counter):
+    R, (cl, cw) = CF_ROOM, CF_CORR
+    y0, y1 = (R - cw) / 2, (R + cw) / 2
+    x2 = R + cl                                  # room 2: x2 .. x2 + R
+    ring = [(0, 0), (R, 0), (R, y0), (x2, y0), (x2, 0), (x2 + R, 0), (x2 + R, R), (x2, R), (x2, y1), (R, y1),
+            (R, R), (0, R)]
+    d = Doc(preset, "counterflow-%d" % n_counter, [
+        "IMO MSC.1/Circ.1533 test 8 (counterflow): two rooms %g m x %g m joined by a corridor %g m" % (R, R, cl),
+        "long and %g m wide. %d agents in room 1 walk to room 2 (their exit: its far wall), while" % (cw, CF_MAIN),
+        "%d agents in room 2 walk the other way (their exit: room 1's far wall). The line `arrive`" % n_counter,
+        "lies across the corridor's east end. Criterion (over the cases 0, 10, 50, 100): everyone",
+        "arrives, and the last of room 1 leaves through room 2's far wall later the more come the other way."],
+        "IMO test 8: %d agents meet %d coming the other way in a 2 m corridor." % (CF_MAIN, n_counter))
+    time_block(d, 600, "at most 600 s; the run ends when everyone has left")
+    d.w('geometry:\n  walkable: "%s"' % wkt(ring))
+    d.w("")
+    d.w("exits:\n  - {name: east, segment: [[%s, 0], [%s, %s]]}" % (g(x2 + R), g(x2 + R), g(R)))
+    d.w("  - {name: west, segment: [[0, 0], [0, %s]]}" % g(R))
+    d.w("")
+    d.w("agents:")
+    d.block(["name: room1", "layout: polygon", "polygon: %s" % pts(rect(1, 1, R - 1, R - 1)),
+             "count: %d" % CF_MAIN, "exit: east", "group: 1"])
+    if n_counter:
+        d.block(["name: room2", "layout: polygon", "polygon: %s" % pts(rect(x2 + 1, 1, x2 + R - 1, R - 1)),
+                 "count: %d" % n_counter, "exit: west", "group: 2"])
+    d.w("")
+    d.w("measurement:\n  lines: [{name: arrive, segment: [[%s, %s], [%s, %s]]}]" % (g(x2), g(y0), g(x2), g(y1)))
+    d.w("")
+    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 48}")
+    return d.text()
+
+
+def ec_door(x_wall, side):
+    """A door of EC_DOOR in the room's wall at x = x_wall (side -1: west, +1: east): a 0.25 m passage
+    into a 2 m x 2 m alcove whose far wall is the exit; returns the outline's points on that wall
+    (south to north) and the exit segment."""
+    H = EC_ROOM[1]
+    a, b = H / 2 - EC_DOOR / 2, H / 2 + EC_DOOR / 2
+    xp, xa = x_wall + side * 0.25, x_wall + side * 2.25
+    pts_ = [(x_wall, a), (xp, a), (xp, H / 2 - 1), (xa, H / 2 - 1), (xa, H / 2 + 1), (xp, H / 2 + 1), (xp, b),
+            (x_wall, b)]
+    return pts_, [(xa, H / 2 - 1), (xa, H / 2 + 1)]
+
+
+def exit_choice(preset):
+    W, H = EC_ROOM
+    east, east_exit = ec_door(W, 1)
+    west, west_exit = ec_door(0.0, -1)
+    ring = [(0, 0), (W, 0)] + east + [(W, H), (0, H)] + list(reversed(west))
+    d = Doc(preset, "exit-choice", [
+        "Exit choice under congestion: a room %g m x %g m with two equal doors of %g m, in the" % (W, H, EC_DOOR),
+        "middle of its west and east walls (a 0.25 m passage into a 2 m alcove whose far wall is the",
+        "exit, so `width` gives the door's). %d agents stand in x %g-%g, much nearer the west door." % (
+            EC_N, EC_SPAWN[0], EC_SPAWN[2]),
+        "Criterion: with routing.exit_choice time (the pedestrian preset) both doors are used and the",
+        "last agents out of the two doors leave within %.0f %% of each other; by distance alone" % (100 * EC_BALANCE),
+        "everyone would queue at the west door."],
+        "Exit choice: %d agents nearer one of two equal doors." % EC_N)
+    time_block(d, 600, "at most 600 s; the run ends when everyone has left")
+    d.w('geometry:\n  walkable: "%s"' % wkt(ring))
+    d.w("")
+    d.w("exits:\n  - {name: west, segment: %s, width: %g}" % (pts(west_exit), EC_DOOR))
+    d.w("  - {name: east, segment: %s, width: %g}" % (pts(east_exit), EC_DOOR))
+    d.w("")
+    d.w("agents:")
+    d.block(["name: crowd", "layout: polygon", "polygon: %s" % pts(rect(*EC_SPAWN)), "count: %d" % EC_N])
+    d.w("")
+    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 48}")
+    return d.text()
+
+
 def bn_lattice(n):
     """rows x cols >= n over the room less 0.25 m, spacing >= 0.5 m both ways, as square as can be."""
     (W, H), m = BN_ROOM, 0.25
@@ -543,6 +665,11 @@ def scenarios(preset):
     for kind in ("short", "long", "corner"):
         s["rimea15-%s.yaml" % kind] = rimea15(preset, kind)
     s["imo-door.yaml"] = imo_door(preset)
+    for kind in ("straight", "t"):
+        s["merge-%s.yaml" % kind] = merge(preset, kind)
+    for n in CF_COUNTER:
+        s["counterflow-%d.yaml" % n] = counterflow(preset, n)
+    s["exit-choice.yaml"] = exit_choice(preset)
     for w in BN_WIDTHS:
         s[bn_name(w)] = bottleneck(preset, w)
     return s

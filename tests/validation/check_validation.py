@@ -41,6 +41,12 @@ to a temporary directory. Every run uses one OpenMP thread.
   bottleneck_scan door widths 0.8, 1.6, 2.5 m (full: 0.8..2.5, 3 seeds): steady flow
                   J = (n-1)/(t90 - t10) through the door; linear fit R2 >= 0.95, slope 1.9 +- 0.3
                   /(m s); every width drains (no 30 s without a crossing while agents remain)
+  merge           two 2 m corridors merging at a T-junction into one: the steady flow after the
+                  merge is at least 0.7 of one straight corridor's with the same crowd; everyone out
+  counterflow     IMO test 8: 100 agents cross a 10 m x 2 m corridor while 0, 10, 50, 100 come the
+                  other way: everyone arrives; the last of the 100 arrives later the more come
+  exit_choice     240 agents much nearer one of two equal 1.2 m doors: both used, the two doors'
+                  last agents out within 20 % of each other (exit choice by time)
 """
 import argparse
 import json
@@ -88,6 +94,8 @@ CRITERIA = {
     "bn_r2": 0.95,                         # linear fit J(b), at least
     "bn_slope": (1.6, 2.2),                # 1/(m s): 1.9 +- 0.3
     "clog_stall": 30.0,                    # s without a door crossing while agents remain = clogged
+    "merge_share": G.MG_SHARE,             # flow after a T-junction merge / one straight corridor's, at least
+    "exit_balance": G.EC_BALANCE,          # |T(west) - T(east)| / max, at most
 }
 SIZES = {   # CI size, full size
     "fd_densities": ([0.5, 1, 2, 3, 4], G.FD_DENSITIES),
@@ -511,8 +519,73 @@ def bottleneck_scan(r):
                                   "pass": not [p for p in problems if p.startswith("bottleneck")]}
 
 
+def merge(r):
+    J, S = {}, {}
+    for kind in ("straight", "t"):
+        out = r.run("merge-%s.yaml" % kind, "merge-%s" % kind, watch_line="flow")
+        t = M.lines_csv_crossings(out, "flow")
+        J[kind] = M.steady_flow(t)
+        dr, S[kind] = drained(out)
+        check(dr, "merge %s: everyone out (remaining %d)" % (kind, S[kind]["remaining"]))
+    share = J["t"] / J["straight"] if J["straight"] > 0 else float("nan")
+    lo = CRITERIA["merge_share"]
+    good = check(not math.isnan(share) and share >= lo, "merge: flow after the T-junction %s = %s of the straight "
+                 "corridor's %s (at least %g)" % (f(J["t"]), f(share), f(J["straight"]), lo))
+    table("Merging flows: 2 m corridors, steady flow (10-90 % of the crossings of `flow`)",
+          ["case", "J [1/s]", "J / (2 m) [1/(m s)]", "evacuation [s]", "criterion", ""],
+          [["straight corridor", f(J["straight"]), f(J["straight"] / G.MG_W), f(S["straight"]["evacuation_time"], 1),
+            "", ""],
+           ["T-junction, after the merge", f(J["t"]), f(J["t"] / G.MG_W), f(S["t"]["evacuation_time"], 1),
+            ">= %g x straight" % lo, ok(good)]])
+    results["merge"] = {"j_straight": J["straight"], "j_t": J["t"], "share": share,
+                        "pass": not [p for p in problems if p.startswith("merge")]}
+
+
+def counterflow(r):
+    import csv
+    rows, T = [], {}
+    for n in G.CF_COUNTER:
+        out = r.run("counterflow-%d.yaml" % n, "counterflow-%d" % n)
+        dr, s = drained(out)
+        check(dr, "counterflow %d: everyone arrives (remaining %d)" % (n, s["remaining"]))
+        # the last of room 1 (group 1) out through room 2's far wall
+        ev = [q for q in csv.DictReader(open(os.path.join(out, "evacuated.csv"))) if q["group"] == "1"]
+        last = max(float(q["time"]) for q in ev) if dr and ev else None
+        T[n] = last
+        rows.append([n, s["evacuated"], f(last, 1), str(s["exits"]), ok(dr)])
+    ts = [T[n] for n in G.CF_COUNTER]
+    grows = None not in ts and all(b >= a for a, b in zip(ts, ts[1:]))
+    check(grows, "counterflow: the time for room 1 grows with the counterflow: %s" % [f(t, 1) for t in ts])
+    table("IMO test 8, counterflow: %d agents from room 1 to room 2 through a 10 x 2 m corridor" % G.CF_MAIN,
+          ["agents the other way", "out", "last of room 1 out of room 2 [s]", "per exit", "everyone out"], rows)
+    table("IMO test 8: criterion", ["quantity", "measured", "criterion", ""],
+          [["times for 0, 10, 50, 100", " / ".join(f(t, 1) for t in ts), "grow with the counterflow", ok(grows)]])
+    results["counterflow"] = {"times": T, "pass": not [p for p in problems if p.startswith("counterflow")]}
+
+
+def exit_choice(r):
+    import csv
+    out = r.run("exit-choice.yaml", "exit-choice")
+    dr, s = drained(out)
+    check(dr, "exit_choice: everyone out (remaining %d)" % s["remaining"])
+    ev = list(csv.DictReader(open(os.path.join(out, "evacuated.csv"))))
+    last = {e: max([float(q["time"]) for q in ev if q["exit"] == e] or [float("nan")]) for e in ("west", "east")}
+    n = {e: sum(1 for q in ev if q["exit"] == e) for e in ("west", "east")}
+    tw, te = last["west"], last["east"]
+    gap = abs(tw - te) / max(tw, te) if not (math.isnan(tw) or math.isnan(te)) else float("nan")
+    hi = CRITERIA["exit_balance"]
+    good = check(not math.isnan(gap) and gap <= hi, "exit_choice: last out west %s s, east %s s: %s apart (at most %g)"
+                 % (f(tw, 1), f(te, 1), f(gap), hi))
+    table("Exit choice: %d agents nearer the west of two %g m doors" % (G.EC_N, G.EC_DOOR),
+          ["door", "agents", "last out [s]", "criterion", ""],
+          [["west (near)", n["west"], f(tw, 1), "", ""], ["east (far)", n["east"], f(te, 1), "", ""],
+           ["|difference| / later", "", f(gap), "<= %g" % hi, ok(good)]])
+    results["exit_choice"] = {"agents": n, "last_out": last, "gap": gap,
+                              "pass": not [p for p in problems if p.startswith("exit_choice")]}
+
+
 CASES = [rimea01, rimea04_fd, rimea05, rimea06, rimea07, rimea09, rimea10, rimea12, rimea15, imo_door,
-         bottleneck_scan]
+         bottleneck_scan, merge, counterflow, exit_choice]
 
 
 def main():

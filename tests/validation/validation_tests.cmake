@@ -10,20 +10,10 @@ throng_python_with(THRONG_VALIDATION_PYTHON "import numpy" "validation tests (nu
 add_test(NAME validation.measure COMMAND ${THRONG_VALIDATION_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/test_measure.py)
 set_tests_properties(validation.measure PROPERTIES LABELS validation SKIP_RETURN_CODE 77 TIMEOUT 60)
 
-foreach(case rimea01 rimea04_fd rimea05 rimea06 rimea07 rimea09 rimea10 rimea12 imo_door bottleneck_scan)
+foreach(case rimea01 rimea04_fd rimea05 rimea06 rimea07 rimea09 rimea10 rimea12 rimea15 imo_door bottleneck_scan
+             merge counterflow exit_choice)
   add_test(NAME validation.${case}
            COMMAND ${THRONG_VALIDATION_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_validation.py ${THRONG_EXE} ${case})
   set_tests_properties(validation.${case} PROPERTIES LABELS validation SKIP_RETURN_CODE 77 TIMEOUT 600
                        ENVIRONMENT "${THRONG_TEST_ENV}")
 endforeach()
-
-# A case the pedestrian preset fails today, kept under its own label so that
-# CI stays green while the failure stays visible and measured
-# (docs/validation.md, "Known failures"): RiMEA 15, where the 90-degree corner
-# costs more than 20 m of extra straight corridor, because shortest-path
-# directions draw the crowd into one lane along the inner wall. Run it with
-# `ctest -L known-failure`; it passes when the model is fixed.
-add_test(NAME known.rimea15
-         COMMAND ${THRONG_VALIDATION_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_validation.py ${THRONG_EXE} rimea15)
-set_tests_properties(known.rimea15 PROPERTIES LABELS known-failure SKIP_RETURN_CODE 77 TIMEOUT 600
-                     ENVIRONMENT "${THRONG_TEST_ENV}")
