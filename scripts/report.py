@@ -1257,6 +1257,68 @@ def exit_counts(ctx):
     return {}, None
 
 
+# The hand calculation an engineer checks an exit against (SFPE Handbook, hydraulic model; UK Green
+# Guide): the maximum specific flow through a door's effective width (clear width less a boundary
+# layer of 0.15 m per side), and the empirical band of saturated exits.
+SFPE_FLOW = 1.32          # persons/(m s), level ways and doors
+SFPE_BOUNDARY = 0.15      # m per side of a door
+GREEN_GUIDE_FLOW = 82 / 60.0  # 82 persons/(m min) on level ways
+BAND = (1.0, 1.6)         # persons/(m s) that people achieve through a saturated exit
+SUSTAINED = (30, 20.0)    # an exit's steady stream: at least this many people over at least this many s
+
+
+def exit_table(ctx):
+    """One row per exit: people out, first and last out, active time, mean and steady flow (10-90 %
+    of the leavings), specific flow per metre of width, the SFPE and Green Guide times beside the
+    simulated one, and whether the steady stream lies outside the empirical band."""
+    s = ctx.summary or {}
+    widths = s.get("exit_widths") or (ctx.geom and getattr(ctx.geom, "exit_widths", None)) or {}
+    rows_ev = ctx.evacuated[1] if ctx.evacuated else []
+    counts, _ = exit_counts(ctx)
+    names = list(counts) if counts else sorted({r.get("exit") for r in rows_ev if r.get("exit")})
+    table = []
+    for name in names:
+        t = sorted(r["time"] for r in rows_ev if r.get("exit") == name and math.isfinite(r.get("time", math.nan)))
+        n = len(t)
+        w = number(widths.get(name))
+        row = {"exit": name, "people": n, "width": w, "first": t[0] if t else None, "last": t[-1] if t else None}
+        row["active"] = (t[-1] - t[0]) if n >= 2 else None
+        row["flow"] = (n - 1) / row["active"] if row["active"] else None
+        steady, span = None, None
+        if n >= 2:
+            i0, i1 = int(math.floor(0.1 * (n - 1))), int(math.ceil(0.9 * (n - 1)))
+            span = t[i1] - t[i0]
+            steady = (i1 - i0) / span if span > 0 else None
+        row["steady_flow"] = steady
+        row["specific"] = steady / w if steady and w else None
+        row["sustained"] = n >= SUSTAINED[0] and span is not None and span >= SUSTAINED[1]
+        if w and t:
+            eff = max(w - 2 * SFPE_BOUNDARY, 0.1)
+            row["sfpe"] = t[0] + n / (SFPE_FLOW * eff)
+            row["green_guide"] = t[0] + n / (GREEN_GUIDE_FLOW * w)
+        else:
+            row["sfpe"] = row["green_guide"] = None
+        sp = row["specific"]
+        row["flag"] = ""
+        if row["sustained"] and sp is not None:
+            if sp > BAND[1]:
+                row["flag"] = "above the band: faster than people pass a door"
+            elif sp < BAND[0]:
+                row["flag"] = "below the band: not saturated, or held up upstream"
+        table.append(row)
+    return table
+
+
+def write_exit_table_csv(table, path):
+    keys = ("exit", "people", "width", "first", "last", "active", "flow", "steady_flow", "specific", "sfpe",
+            "green_guide", "sustained", "flag")
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(keys)
+        for r in table:
+            w.writerow(["" if r[k] is None else (f"{r[k]:.4f}" if isinstance(r[k], float) else r[k]) for k in keys])
+
+
 def fmt(value, unit="", digits=1):
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "—"
@@ -1326,7 +1388,34 @@ def write_page(ctx, drawn, failed, path):
 
     counts, src = exit_counts(ctx)
     out.append("<h2>Exits</h2>")
-    if counts:
+    table = ctx.exit_table or []
+    if table and any(r["people"] for r in table):
+        out.append("<table><tr><th>exit</th><th>width [m]</th><th>people out</th><th>first / last out [s]</th>"
+                   "<th>active [s]</th><th>flow [p/s]</th><th>steady flow [p/s]</th><th>specific flow "
+                   "[p/(m s)]</th><th>hydraulic SFPE / Green Guide [s]</th><th></th></tr>")
+        for r in table:
+            fl = f'<strong>{e(r["flag"])}</strong>' if r["flag"] else ""
+            out.append(
+                f'<tr><td>{e(r["exit"])}</td><td class="num">{e(fmt(r["width"], "", 2))}</td>'
+                f'<td class="num">{e(fmt(float(r["people"])))}</td>'
+                f'<td class="num">{e(fmt(r["first"]))} / {e(fmt(r["last"]))}</td>'
+                f'<td class="num">{e(fmt(r["active"]))}</td><td class="num">{e(fmt(r["flow"], "", 2))}</td>'
+                f'<td class="num">{e(fmt(r["steady_flow"], "", 2))}</td>'
+                f'<td class="num">{e(fmt(r["specific"], "", 2))}</td>'
+                f'<td class="num">{e(fmt(r["sfpe"]))} / {e(fmt(r["green_guide"]))}</td><td>{fl}</td></tr>')
+        out.append("</table>")
+        worst = [r for r in table if r["sfpe"] is not None]
+        hyd = max((r["sfpe"] for r in worst), default=None)
+        out.append(
+            f'<p class="muted">Steady flow: over the 10–90 % of an exit\'s leavings; specific flow: steady flow per '
+            f'metre of the exit\'s width (<code>exits[].width</code>). Hydraulic estimate: first out + people / '
+            f'(flow × width): SFPE {SFPE_FLOW} p/(m s) through the width less {SFPE_BOUNDARY} m per side, Green '
+            f'Guide {GREEN_GUIDE_FLOW:.2f} p/(m s) (82 per metre and minute) through the clear width. Flagged: '
+            f'exits with a sustained stream (at least {SUSTAINED[0]} people over {SUSTAINED[1]:g} s) whose '
+            f'specific flow lies outside {BAND[0]}–{BAND[1]} p/(m s), what people achieve through saturated '
+            f'exits. Slowest exit by the SFPE estimate: {e(fmt(hyd, "s"))} against the simulated evacuation time '
+            f'{e(fmt(facts["evacuation_time"], "s"))}. Also in exit_table.csv.</p>')
+    elif counts:
         total = sum(v for v in counts.values() if v is not None)
         out.append("<table><tr><th>exit</th><th>agents out</th><th>share</th></tr>")
         for name, v in counts.items():
@@ -1494,6 +1583,9 @@ def main(argv):
     if ctx.formations is not None and ctx.formation_series is None:
         failed.append(("formations.png", "formations.csv has no rows"))
 
+    ctx.exit_table = exit_table(ctx) if ctx.evacuated else []
+    if ctx.exit_table:
+        write_exit_table_csv(ctx.exit_table, os.path.join(report_dir, "exit_table.csv"))
     page = os.path.join(report_dir, "index.html")
     try:
         write_page(ctx, drawn, failed, page)
