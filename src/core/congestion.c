@@ -59,7 +59,6 @@ int thr_routing_update(thr_routing *r, thr_backend *b, MPI_Comm comm, int nranks
   }
   if (solve(r, b)) return -1;
   r->updates++;
-  if (getenv("THRONG_DBG")) fprintf(stderr, "update %ld rounds %ld q0 %g basin0 %ld\n", r->updates, r->rounds, r->queue[0], (long)r->basin[0]);
   return 0;
 }
 

@@ -6,10 +6,12 @@
  *
  * The solver: the grid in tiles of THR_EIK_TILE^2 cells. Each round, every
  * active tile reads its cells and a one-cell halo from the values at the
- * start of the round, runs THR_EIK_SWEEPS Jacobi sweeps of the first-order
- * upwind update inside the tile (values only go down), and writes its
- * cells; the tiles that changed and their four neighbours are the next
- * round's active tiles, in index order. Rounds end when no tile changes: the
+ * start of the round, runs Jacobi sweeps of the first-order upwind update
+ * inside the tile (values only go down) until one changes nothing or
+ * THR_EIK_SWEEPS have run (the same values either way), and writes its
+ * cells; the tiles still changing in their last sweep, and the neighbours
+ * across the sides whose cells went down, are the next round's active
+ * tiles, in index order. Rounds end when no tile changes: the
  * values are then a fixed point of the update, the discrete eikonal
  * solution that fast marching (behavior/navfield.c) computes in one pass. */
 #ifndef THRONG_EIKONAL_H
@@ -22,7 +24,7 @@
 #include "fpmath.h"
 
 #define THR_EIK_TILE 8
-#define THR_EIK_SWEEPS 8
+#define THR_EIK_SWEEPS 32
 #define THR_EIK_BUF ((THR_EIK_TILE + 2) * (THR_EIK_TILE + 2)) /* a tile with its halo */
 #define THR_EIK_MAX_ROUNDS 100000
 
@@ -123,14 +125,36 @@ THR_HD int thr_eik_tile_of(const thr_eik_grid *g, int c) {
   return (c / g->nx / THR_EIK_TILE) * g->tnx + (c % g->nx) / THR_EIK_TILE;
 }
 
-/* The next round's tiles: every tile whose own flag or a 4-neighbour's
- * flag (changed) is set, into active (both tnx x tny). */
-static inline void thr_eik_activate(const thr_eik_grid *g, const unsigned char *changed, unsigned char *active) {
-  for (int t = 0; t < g->tnx * g->tny; ++t) {
-    int ti = t % g->tnx, tj = t / g->tnx;
-    active[t] = (unsigned char)(changed[t] || (ti > 0 && changed[t - 1]) || (ti + 1 < g->tnx && changed[t + 1]) ||
-                                (tj > 0 && changed[t - g->tnx]) || (tj + 1 < g->tny && changed[t + g->tnx]));
+/* What a round says of a tile (its flags): still changing in its last
+ * sweep (not converged with its halo), and which of its sides' cells went
+ * down in the round (the neighbour across that side has a new halo). */
+enum { THR_EIK_BUSY = 1, THR_EIK_W = 2, THR_EIK_E = 4, THR_EIK_S = 8, THR_EIK_N = 16, THR_EIK_ALL = 31 };
+
+/* The flags interior cell q of a tile contributes (OR over the cells):
+ * final value fin, after the sweep before prev, at the round's start start. */
+THR_HD unsigned thr_eik_cell_flags(int q, float fin, float prev, float start) {
+  unsigned f = fin < prev ? (unsigned)THR_EIK_BUSY : 0u;
+  if (fin < start) {
+    int i = q % THR_EIK_TILE, j = q / THR_EIK_TILE;
+    if (i == 0) f |= THR_EIK_W;
+    if (i == THR_EIK_TILE - 1) f |= THR_EIK_E;
+    if (j == 0) f |= THR_EIK_S;
+    if (j == THR_EIK_TILE - 1) f |= THR_EIK_N;
   }
+  return f;
+}
+
+/* Is tile t active in the next round: still changing itself, or a
+ * neighbour's facing side went down (flags: the last round's, per tile). */
+THR_HD int thr_eik_next_active(const thr_eik_grid *g, const unsigned char *flags, int t) {
+  int ti = t % g->tnx, tj = t / g->tnx;
+  return (flags[t] & THR_EIK_BUSY) || (ti > 0 && (flags[t - 1] & THR_EIK_E)) ||
+         (ti + 1 < g->tnx && (flags[t + 1] & THR_EIK_W)) || (tj > 0 && (flags[t - g->tnx] & THR_EIK_N)) ||
+         (tj + 1 < g->tny && (flags[t + g->tnx] & THR_EIK_S));
+}
+
+static inline void thr_eik_activate(const thr_eik_grid *g, const unsigned char *flags, unsigned char *active) {
+  for (int t = 0; t < g->tnx * g->tny; ++t) active[t] = (unsigned char)thr_eik_next_active(g, flags, t);
 }
 
 /* Load slot k of tile t from the round's values (T, labels L may be NULL). */

@@ -113,7 +113,7 @@ static void crowd_cost(thr_route_engine *e, int k) {
 }
 
 /* One active tile of a round: its cells from T (start of the round) into
- * t_next / l_next; changed[t] when a value went down. */
+ * t_next / l_next; its flags (thr_eik_cell_flags) into changed[t]. */
 static void solve_tile(thr_route_engine *e, const thr_eik_grid *g, const float *T, const int32_t *L, int t) {
   float buf[2][THR_EIK_BUF];
   int32_t lbuf[2][THR_EIK_BUF] = {{0}};
@@ -123,21 +123,24 @@ static void solve_tile(thr_route_engine *e, const thr_eik_grid *g, const float *
     buf[1][k] = buf[0][k];
     if (lab) lbuf[1][k] = lbuf[0][k];
   }
-  for (int s = 0; s < THR_EIK_SWEEPS; ++s)
+  int s = 0, lowered = 1;
+  for (; s < THR_EIK_SWEEPS && lowered; ++s) {
+    lowered = 0;
     for (int q = 0; q < THR_EIK_TILE * THR_EIK_TILE; ++q)
-      thr_eik_sweep_cell(g, t, q, buf[s & 1], lab ? lbuf[s & 1] : NULL, buf[(s + 1) & 1],
-                         lab ? lbuf[(s + 1) & 1] : NULL);
-  const float *fin = buf[THR_EIK_SWEEPS & 1];
-  const int32_t *lfin = lbuf[THR_EIK_SWEEPS & 1];
-  int changed = 0;
+      lowered |= thr_eik_sweep_cell(g, t, q, buf[s & 1], lab ? lbuf[s & 1] : NULL, buf[(s + 1) & 1],
+                                    lab ? lbuf[(s + 1) & 1] : NULL);
+  }
+  const float *fin = buf[s & 1], *prev = buf[(s + 1) & 1];
+  const int32_t *lfin = lbuf[s & 1];
+  unsigned flags = 0;
   for (int q = 0; q < THR_EIK_TILE * THR_EIK_TILE; ++q) {
     int k = thr_eik_slot(q), c = thr_eik_slot_cell(g, t, k);
     if (c < 0) continue;
     e->t_next[c] = fin[k];
     if (lab) e->l_next[c] = lfin[k];
-    changed |= fin[k] < T[c];
+    flags |= thr_eik_cell_flags(q, fin[k], prev[k], T[c]);
   }
-  e->changed[t] = (unsigned char)changed;
+  e->changed[t] = (unsigned char)flags;
 }
 
 long thr_route_eikonal(thr_route_engine *e, const thr_eik_grid *g, float *T, int32_t *L) {
@@ -146,7 +149,7 @@ long thr_route_eikonal(thr_route_engine *e, const thr_eik_grid *g, float *T, int
    * source's neighbours may lie in the next tile) */
   memset(e->changed, 0, (size_t)tiles);
   for (size_t c = 0; c < e->cells; ++c)
-    if (g->fixed[c]) e->changed[thr_eik_tile_of(g, (int)c)] = 1;
+    if (g->fixed[c]) e->changed[thr_eik_tile_of(g, (int)c)] = THR_EIK_ALL;
   thr_eik_activate(g, e->changed, e->active);
   for (int t = 0; t < tiles; ++t)
     if (e->active[t]) e->list[n++] = t;
@@ -165,7 +168,7 @@ long thr_route_eikonal(thr_route_engine *e, const thr_eik_grid *g, float *T, int
           if (L) L[c] = e->l_next[c];
         }
     }
-    /* next: the tiles that changed and their four neighbours */
+    /* next: the tiles still changing, and the neighbours across the sides that went down */
     thr_eik_activate(g, e->changed, e->active);
     memset(e->changed, 0, (size_t)tiles);
     n = 0;

@@ -267,7 +267,7 @@ __global__ void k_sources_set(int n, const thr_navsource *src, const float *cost
   if (!(cost[c] < HUGE_VALF) || src_min[c] != k) return;
   fixed[c] = 1;
   if (L) L[c] = src[k].label;
-  changed[thr_eik_tile_of(&g, c)] = 1;
+  changed[thr_eik_tile_of(&g, c)] = THR_EIK_ALL;
 }
 
 /* ---- the tiled solver ----------------------------------------------------- */
@@ -275,9 +275,7 @@ __global__ void k_sources_set(int n, const thr_navsource *src, const float *cost
 __global__ void k_activate(thr_eik_grid g, const unsigned char *changed, unsigned char *active) {
   int t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= g.tnx * g.tny) return;
-  int ti = t % g.tnx, tj = t / g.tnx;
-  active[t] = (unsigned char)(changed[t] || (ti > 0 && changed[t - 1]) || (ti + 1 < g.tnx && changed[t + 1]) ||
-                              (tj > 0 && changed[t - g.tnx]) || (tj + 1 < g.tny && changed[t + g.tnx]));
+  active[t] = (unsigned char)thr_eik_next_active(&g, changed, t);
 }
 
 /* One active tile per block of THR_EIK_TILE^2 threads (thr_eik_sweep_cell). */
@@ -292,20 +290,23 @@ __global__ void k_eik_tiles(thr_eik_grid g, const int *list, const float *T, con
     if (lab) lbuf[1][k] = lbuf[0][k];
   }
   __syncthreads();
-  for (int sw = 0; sw < THR_EIK_SWEEPS; ++sw) {
-    thr_eik_sweep_cell(&g, t, q, buf[sw & 1], lab ? lbuf[sw & 1] : NULL, buf[(sw + 1) & 1],
-                       lab ? lbuf[(sw + 1) & 1] : NULL);
-    __syncthreads();
-  }
-  int k = thr_eik_slot(q), c = thr_eik_slot_cell(&g, t, k), down = 0;
+  int sw = 0, lowered = 1;
+  for (; sw < THR_EIK_SWEEPS && lowered; ++sw) /* until a sweep changes nothing: the host engine's rule */
+    lowered = __syncthreads_or(thr_eik_sweep_cell(&g, t, q, buf[sw & 1], lab ? lbuf[sw & 1] : NULL,
+                                                  buf[(sw + 1) & 1], lab ? lbuf[(sw + 1) & 1] : NULL));
+  __shared__ unsigned flags;
+  if (q == 0) flags = 0u;
+  __syncthreads();
+  int k = thr_eik_slot(q), c = thr_eik_slot_cell(&g, t, k);
   if (c >= 0) {
-    float v = buf[THR_EIK_SWEEPS & 1][k];
+    float v = buf[sw & 1][k];
     t_next[c] = v;
-    if (lab) l_next[c] = lbuf[THR_EIK_SWEEPS & 1][k];
-    down = v < T[c];
+    if (lab) l_next[c] = lbuf[sw & 1][k];
+    unsigned f = thr_eik_cell_flags(q, v, buf[(sw + 1) & 1][k], T[c]);
+    if (f) atomicOr(&flags, f); /* an OR: the same whatever the order */
   }
-  down = __syncthreads_or(down);
-  if (q == 0) changed[t] = (unsigned char)down;
+  __syncthreads();
+  if (q == 0) changed[t] = (unsigned char)flags;
 }
 
 __global__ void k_eik_commit(thr_eik_grid g, const int *list, const float *t_next, const int32_t *l_next, float *T,
