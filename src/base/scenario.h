@@ -140,6 +140,7 @@ typedef struct thr_scenario {
   float queue_flow;          /* routing.queue_flow [persons/(m s)] */
   float choice_hysteresis;   /* routing.hysteresis [s] */
   float queue_relaxation;    /* routing.queue_relaxation [s] */
+  float queue_radius;        /* routing.queue_radius [m] */
   float *exit_width;         /* [n_exits] exits[].width, or derived from the shape [m] */
   int n_stages;
   thr_stage_def *stages;

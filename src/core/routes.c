@@ -148,6 +148,7 @@ static int routing_keep(thr_routing *r, const thr_navgrid *g, const thr_scenario
   rs->src = r->src_c;
   rs->n_src = r->n_src;
   rs->n_exits = sc->n_exits;
+  rs->queue_radius = sc->queue_radius;
   r->base_cost = malloc((cells ? cells : 1) * sizeof *r->base_cost);
   r->walk_box = malloc((cells ? cells : 1) * sizeof *r->walk_box);
   int32_t *walk = malloc((cells ? cells : 1) * sizeof *walk), *rows = malloc((cells ? cells : 1) * sizeof *rows);

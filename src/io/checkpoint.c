@@ -65,7 +65,7 @@ static uint64_t scenario_fingerprint(const thr_scenario *sc) {
   h = fnv(h, &sc->route_clearance, sizeof sc->route_clearance);
   float routing[] = {(float)sc->congestion_on, sc->congestion_every, sc->congestion_radius, sc->congestion_min_speed,
                      (float)sc->exit_choice, sc->queue_flow, sc->choice_hysteresis, sc->queue_relaxation,
-                     sc->congestion_free_density};
+                     sc->congestion_free_density, sc->queue_radius};
   h = fnv(h, routing, sizeof routing);
   if (sc->n_exits) h = fnv(h, sc->exit_width, (size_t)sc->n_exits * sizeof *sc->exit_width);
   return h;

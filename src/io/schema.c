@@ -419,7 +419,11 @@ const thr_key thr_schema[] = {
                 "(travel time through the crowd plus the time the exit needs for the people heading to it; needs "
                 "`routing.congestion`)"},
     {.path = "routing.queue_flow", .type = NUMBER, .range = GT0, .def = "1.3", SC(queue_flow, FLOAT),
-     .meaning = "specific flow [persons/(m s)] at which exit choice by time assumes an exit's `width` passes people"},
+     .meaning = "specific flow [persons/(m s)] at which exit choice by time assumes an exit's `width` passes its "
+                "queue (`queue_radius`)"},
+    {.path = "routing.queue_radius", .type = NUMBER, .range = GT0, .def = "15", SC(queue_radius, FLOAT),
+     .meaning = "exit choice by time: an exit's queue is the people heading to it within this travel distance of "
+                "it [m] (those held up further back, at a bottleneck on the way, are not waiting for the exit)"},
     {.path = "routing.hysteresis", .type = NUMBER, .range = GE0, .def = "2", SC(choice_hysteresis, FLOAT),
      .meaning = "exit choice by time: an exit's queue time is revised only when it is off by more than this [s], "
                 "so that agents between two exits do not turn back and forth"},

@@ -88,6 +88,7 @@ typedef struct thr_route_setup {
   const thr_navsource *const *src; /* [n_dynamic] sources (cell, start value, label = exit) */
   const long *n_src;
   int n_exits;
+  float queue_radius;       /* an exit's queue: its basin's agents within this travel distance of it [m] */
 } thr_route_setup;
 
 typedef struct thr_backend thr_backend;
@@ -163,7 +164,9 @@ typedef struct thr_backend_ops {
    * array weighted by thr_agent_crowd_weight of its field), and hands a
    * host copy (n_counts x cells) when host is not NULL; route_set_counts
    * replaces them (the sums over ranks); route_basins adds the plain counts
-   * of each exit's basin (the labels of the last solve) to basins[n_exits];
+   * of each exit's queue (thr_route_in_queue: the cells of its basin within
+   * queue_radius of it, by the last solve's labels and values) to
+   * basins[n_exits];
    * route_solve recomputes every dynamic field (exit e's sources starting
    * at exit_offset[e] in the labelled field) and returns the rounds the
    * solver took. All -1 with b->error on failure. */

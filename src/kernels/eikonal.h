@@ -99,6 +99,12 @@ static inline void thr_route_box_sums(int nx, int ny, int box, const int32_t *in
   }
 }
 
+/* Does a cell belong to its exit's queue? Its value in the labelled field
+ * (travel in metres at free speed, from the exit's offset on) is within
+ * `radius` of the exit. Agents beyond, or held up at a bottleneck on the
+ * way, are not (yet) waiting for this exit. */
+THR_HD int thr_route_in_queue(float value, float offset, float radius) { return value - offset <= radius; }
+
 /* ---- the solver ---------------------------------------------------------- */
 
 /* The grid: nx x ny cells in tiles (tnx x tny of them). cost[c] = h / speed

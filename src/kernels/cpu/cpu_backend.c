@@ -608,7 +608,8 @@ static int cpu_route_set_counts(thr_backend *b, const int32_t *host) {
 }
 
 static int cpu_route_basins(thr_backend *b, int64_t *basins) {
-  thr_route_engine_basins(&state(b)->route, basins);
+  cpu_state *s = state(b);
+  thr_route_engine_basins(&s->route, s->world->fields, basins);
   return 0;
 }
 

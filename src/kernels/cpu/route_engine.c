@@ -38,9 +38,10 @@ int thr_route_engine_init(thr_route_engine *e, const thr_route_setup *rs) {
   e->active = malloc((size_t)e->tiles + 1);
   e->changed = malloc((size_t)e->tiles + 1);
   e->list = malloc(((size_t)e->tiles + 1) * sizeof *e->list);
+  e->offset = calloc((size_t)rs->n_exits + 1, sizeof *e->offset);
   int bad = !e->base_cost || !e->walk_box || !e->count_field || !e->field || !e->weights_of || !e->labelled ||
             !e->n_src || !e->src || !e->counts || !e->cost || !e->fixed || !e->box_rows || !e->box_sums || !e->label || !e->t_next ||
-            !e->l_next || !e->active || !e->changed || !e->list;
+            !e->l_next || !e->active || !e->changed || !e->list || !e->offset;
   for (size_t d = 0; d < nd && !bad; ++d)
     bad = !(e->src[d] = dup_array(rs->src[d], (size_t)rs->n_src[d], sizeof *e->src[d]));
   if (bad) {
@@ -48,6 +49,9 @@ int thr_route_engine_init(thr_route_engine *e, const thr_route_setup *rs) {
     return -1;
   }
   for (size_t c = 0; c < cells; ++c) e->label[c] = -1;
+  e->labelled_field = -1;
+  for (size_t d = 0; d < nd; ++d)
+    if (rs->labelled[d]) e->labelled_field = rs->field[d];
   return 0;
 }
 
@@ -72,6 +76,7 @@ void thr_route_engine_free(thr_route_engine *e) {
   free(e->active);
   free(e->changed);
   free(e->list);
+  free(e->offset);
   memset(e, 0, sizeof *e);
 }
 
@@ -88,11 +93,15 @@ void thr_route_engine_count(thr_route_engine *e, const thr_evac_view *ev, const 
   }
 }
 
-void thr_route_engine_basins(const thr_route_engine *e, int64_t *basins) {
-  if (e->rs.plain < 0) return;
+void thr_route_engine_basins(const thr_route_engine *e, const float *fields, int64_t *basins) {
+  if (e->rs.plain < 0 || e->labelled_field < 0) return;
   const int32_t *plain = e->counts + (size_t)e->rs.plain * e->cells;
-  for (size_t c = 0; c < e->cells; ++c)
-    if (plain[c] && e->label[c] >= 0) basins[e->label[c]] += plain[c] / THR_CROWD_QUANTA;
+  const float *T = fields + (size_t)e->labelled_field * e->cells;
+  for (size_t c = 0; c < e->cells; ++c) {
+    int l = e->label[c];
+    if (plain[c] && l >= 0 && thr_route_in_queue(T[c], e->offset[l], e->rs.queue_radius))
+      basins[l] += plain[c] / THR_CROWD_QUANTA;
+  }
 }
 
 /* The cost of every cell this solve: without the crowd, or divided by the
@@ -181,6 +190,7 @@ long thr_route_eikonal(thr_route_engine *e, const thr_eik_grid *g, float *T, int
 long thr_route_engine_solve(thr_route_engine *e, const float *exit_offset, float *fields) {
   const thr_route_setup *rs = &e->rs;
   long rounds = 0;
+  if (exit_offset) memcpy(e->offset, exit_offset, (size_t)rs->n_exits * sizeof *e->offset);
   for (int d = 0; d < rs->n_dynamic; ++d) {
     float *T = fields + (size_t)e->field[d] * e->cells;
     int32_t *L = e->labelled[d] ? e->label : NULL;

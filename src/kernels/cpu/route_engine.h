@@ -30,6 +30,8 @@ typedef struct thr_route_engine {
   int32_t *l_next;             /* [cells] ... labels */
   unsigned char *active, *changed; /* [tiles] */
   int *list;                   /* [tiles] the active tiles, in index order */
+  float *offset;               /* [n_exits] the exits' offsets in the last solve */
+  int labelled_field;          /* the world field holding the exits' basins, -1: none */
 } thr_route_engine;
 
 /* Copy the setup; 0, or -1 out of memory. */
@@ -41,8 +43,9 @@ void thr_route_engine_free(thr_route_engine *e);
 void thr_route_engine_count(thr_route_engine *e, const thr_evac_view *ev, const thr_vec2 *x, const thr_vec2 *v,
                             size_t n);
 
-/* Add each exit's plain counts over its basin (the last solve's labels). */
-void thr_route_engine_basins(const thr_route_engine *e, int64_t *basins);
+/* Add each exit's plain counts over its queue (thr_route_in_queue; the last
+ * solve's labels and values in fields). */
+void thr_route_engine_basins(const thr_route_engine *e, const float *fields, int64_t *basins);
 
 /* Recompute the dynamic fields into fields (the world's layout: field k at
  * k x cells); returns the solver's rounds summed over the fields. */

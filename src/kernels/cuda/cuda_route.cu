@@ -15,7 +15,7 @@ void thr_cuda_route_free(cuda_state *s) {
   thr_cuda_route *r = &s->route;
   void *ptrs[] = {r->base_cost, r->walk_box, r->counts, r->cost, r->fixed, r->box_rows, r->box_sums, r->label,
                   r->t_next, r->l_next, r->changed, r->active, r->list, r->n_list, r->basins, r->src_all,
-                  r->src_min, r->cub_tmp, r->tile_ids};
+                  r->src_min, r->cub_tmp, r->tile_ids, r->offset};
   for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
     if (ptrs[k]) cudaFree(ptrs[k]);
   free(r->count_field);
@@ -78,6 +78,11 @@ int thr_cuda_route_setup(cuda_state *s, const thr_route_setup *rs) {
   r->list = dev_alloc<int>(s, (size_t)r->tiles);
   r->n_list = dev_alloc<int>(s, 1);
   r->basins = dev_alloc<unsigned long long>(s, (size_t)rs->n_exits + 1);
+  r->offset = dev_alloc<float>(s, (size_t)rs->n_exits + 1);
+  CUDA_CHECK(cudaMemset(r->offset, 0, ((size_t)rs->n_exits + 1) * sizeof(float)));
+  r->labelled_field = -1;
+  for (size_t d = 0; d < nd; ++d)
+    if (rs->labelled[d]) r->labelled_field = rs->field[d];
   r->src_all = dev_alloc<thr_navsource>(s, (size_t)r->src_first[nd]);
   r->src_min = dev_alloc<int>(s, cells);
   CUDA_CHECK(cudaMemcpy(r->base_cost, rs->base_cost, cells * sizeof(float), cudaMemcpyHostToDevice));
@@ -148,10 +153,13 @@ int thr_cuda_route_set_counts(cuda_state *s, const int32_t *host) {
 
 /* ---- basins --------------------------------------------------------------- */
 
-__global__ void k_route_basins(int cells, const int32_t *plain, const int32_t *label, unsigned long long *basins) {
+__global__ void k_route_basins(int cells, const int32_t *plain, const int32_t *label, const float *T,
+                               const float *offset, float radius, unsigned long long *basins) {
   int c = blockIdx.x * blockDim.x + threadIdx.x;
   if (c >= cells || !plain[c] || label[c] < 0) return;
-  atomicAdd(&basins[label[c]], (unsigned long long)(plain[c] / THR_CROWD_QUANTA));
+  int l = label[c];
+  if (!thr_route_in_queue(T[c], offset[l], radius)) return;
+  atomicAdd(&basins[l], (unsigned long long)(plain[c] / THR_CROWD_QUANTA));
 }
 
 int thr_cuda_route_basins(cuda_state *s, int64_t *basins) {
@@ -159,8 +167,10 @@ int thr_cuda_route_basins(cuda_state *s, int64_t *basins) {
   if (r->rs.plain < 0 || !r->rs.n_exits) return 0;
   size_t ne = (size_t)r->rs.n_exits;
   CUDA_CHECK(cudaMemsetAsync(r->basins, 0, ne * sizeof(unsigned long long), s->stream));
+  if (r->labelled_field < 0) return 0;
   k_route_basins<<<thr_blocks(r->cells), THR_CUDA_BLOCK, 0, s->stream>>>(
-      (int)r->cells, r->counts + (size_t)r->rs.plain * r->cells, r->label, r->basins);
+      (int)r->cells, r->counts + (size_t)r->rs.plain * r->cells, r->label,
+      s->ev.fields + (size_t)r->labelled_field * r->cells, r->offset, r->rs.queue_radius, r->basins);
   CUDA_LAUNCHED("route_basins");
   unsigned long long *h = (unsigned long long *)thr_cuda_host_stage(s, ne * sizeof *h);
   CUDA_CHECK(cudaMemcpyAsync(h, r->basins, ne * sizeof *h, cudaMemcpyDeviceToHost, s->stream));
@@ -353,7 +363,7 @@ int thr_cuda_route_solve(cuda_state *s, const float *exit_offset, long *rounds) 
   *rounds = 0;
   float *d_offset = NULL;
   if (exit_offset && rs->n_exits) {
-    d_offset = (float *)thr_cuda_stage2(s, (size_t)rs->n_exits * sizeof(float));
+    d_offset = r->offset;
     CUDA_CHECK(cudaMemcpyAsync(d_offset, exit_offset, (size_t)rs->n_exits * sizeof(float), cudaMemcpyHostToDevice,
                                s->stream));
   }

@@ -39,7 +39,8 @@ typedef struct thr_cuda_route {
   int tnx, tny, tiles;
   int *count_field, *field, *weights_of, *labelled; /* host copies */
   long *src_first;                                  /* [n_dynamic + 1] offsets into src_all */
-  float *base_cost, *cost, *t_next;
+  float *base_cost, *cost, *t_next, *offset; /* offset: the exits' offsets in the last solve */
+  int labelled_field; /* the world field holding the exits' basins, -1: none */
   int32_t *walk_box, *counts, *box_rows, *box_sums, *label, *l_next;
   unsigned char *fixed, *changed, *active;
   int *list, *n_list, *src_min, *tile_ids;
