@@ -16,14 +16,17 @@ int thr_routing_setup(thr_routing *r, thr_backend *b) {
   return b->ops->route_setup(b, &r->setup);
 }
 
-/* The queue times the agents in each exit's basin imply: basin / capacity.
+/* The queue times the people queueing for each exit imply (route_basins: its
+ * basin's agents within the queue radius, in THR_CROWD_QUANTA): people /
+ * capacity.
  * A queue time moves a share `relax` of the way towards that (agents near a
  * basin's edge change exits gradually, and the basins settle instead of
  * swinging: all of them at once would empty the queue they fled), and only
  * when it is off by more than the hysteresis. */
 static void revise_queues(thr_routing *r) {
   for (int e = 0; e < r->n_exits; ++e) {
-    float q = r->capacity[e] > 0.0f ? (float)r->basin[e] / r->capacity[e] : 0.0f;
+    float people = (float)r->basin[e] / (float)THR_CROWD_QUANTA;
+    float q = r->capacity[e] > 0.0f ? people / r->capacity[e] : 0.0f;
     float dq = q - r->queue[e];
     if (dq > r->hysteresis || -dq > r->hysteresis) r->queue[e] += r->relax * dq;
   }

@@ -134,8 +134,9 @@ static int routing_keep(thr_routing *r, const thr_navgrid *g, const thr_scenario
   rs->law.free_density = sc->congestion_free_density;
   rs->law.free_speed = thr_weidmann_relative(sc->congestion_free_density);
   rs->law.min_speed = sc->congestion_min_speed;
-  rs->plain = -1;
-  if (r->choice) r->count_field[rs->plain = rs->n_counts++] = -1;
+  /* an exit's queue: every agent of its basin near it (plain counts) */
+  rs->queue_counts = -1;
+  if (r->choice) r->count_field[rs->queue_counts = rs->n_counts++] = -1;
   for (int d = 0; d < r->n_dynamic; ++d) {
     r->weights_of[d] = -1;
     if (sc->congestion_on) r->count_field[r->weights_of[d] = rs->n_counts++] = r->field[d];

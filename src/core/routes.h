@@ -39,7 +39,7 @@ typedef struct thr_routing {
   float *capacity;    /* [n_exits] persons/s: queue_flow x width */
   float *queue;       /* [n_exits] queue time of each exit [s] */
   float *offset;      /* [n_exits] the queue times in metres at free speed: the sources' start values */
-  int64_t *basin;     /* [n_exits] agents in each exit's basin at the last recomputation */
+  int64_t *basin;     /* [n_exits] each exit's queue at the last recomputation [THR_CROWD_QUANTA] */
   int labelled_once;  /* a solve has labelled the basins */
   long updates;       /* recomputations so far */
   long rounds;        /* solver rounds so far */

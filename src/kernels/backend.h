@@ -80,7 +80,7 @@ typedef struct thr_route_setup {
   thr_crowd_law law;
   int n_counts;             /* count arrays */
   const int *count_field;   /* [n_counts] field whose direction weights array k (-1: plain counts) */
-  int plain;                /* the plain counts' array, -1: none */
+  int queue_counts;         /* the count array the exits' queues are summed from, -1: none */
   int n_dynamic;            /* fields recomputed */
   const int *field;         /* [n_dynamic] their world field indices */
   const int *weights_of;    /* [n_dynamic] the count array of their crowd (-1: static speeds) */
@@ -163,10 +163,10 @@ typedef struct thr_backend_ops {
    * counts the owned agents per cell into the backend's count arrays (each
    * array weighted by thr_agent_crowd_weight of its field), and hands a
    * host copy (n_counts x cells) when host is not NULL; route_set_counts
-   * replaces them (the sums over ranks); route_basins adds the plain counts
-   * of each exit's queue (thr_route_in_queue: the cells of its basin within
-   * queue_radius of it, by the last solve's labels and values) to
-   * basins[n_exits];
+   * replaces them (the sums over ranks); route_basins adds the counts of
+   * array queue_counts (in THR_CROWD_QUANTA of an agent) over each exit's
+   * queue (thr_route_in_queue: the cells of its basin within queue_radius of
+   * it, by the last solve's labels and values) to basins[n_exits];
    * route_solve recomputes every dynamic field (exit e's sources starting
    * at exit_offset[e] in the labelled field) and returns the rounds the
    * solver took. All -1 with b->error on failure. */

@@ -94,13 +94,12 @@ void thr_route_engine_count(thr_route_engine *e, const thr_evac_view *ev, const 
 }
 
 void thr_route_engine_basins(const thr_route_engine *e, const float *fields, int64_t *basins) {
-  if (e->rs.plain < 0 || e->labelled_field < 0) return;
-  const int32_t *plain = e->counts + (size_t)e->rs.plain * e->cells;
+  if (e->rs.queue_counts < 0 || e->labelled_field < 0) return;
+  const int32_t *counts = e->counts + (size_t)e->rs.queue_counts * e->cells;
   const float *T = fields + (size_t)e->labelled_field * e->cells;
   for (size_t c = 0; c < e->cells; ++c) {
     int l = e->label[c];
-    if (plain[c] && l >= 0 && thr_route_in_queue(T[c], e->offset[l], e->rs.queue_radius))
-      basins[l] += plain[c] / THR_CROWD_QUANTA;
+    if (counts[c] && l >= 0 && thr_route_in_queue(T[c], e->offset[l], e->rs.queue_radius)) basins[l] += counts[c];
   }
 }
 

@@ -43,8 +43,8 @@ void thr_route_engine_free(thr_route_engine *e);
 void thr_route_engine_count(thr_route_engine *e, const thr_evac_view *ev, const thr_vec2 *x, const thr_vec2 *v,
                             size_t n);
 
-/* Add each exit's plain counts over its queue (thr_route_in_queue; the last
- * solve's labels and values in fields). */
+/* Add each exit's counts (array queue_counts, in THR_CROWD_QUANTA) over its
+ * queue (thr_route_in_queue; the last solve's labels and values in fields). */
 void thr_route_engine_basins(const thr_route_engine *e, const float *fields, int64_t *basins);
 
 /* Recompute the dynamic fields into fields (the world's layout: field k at

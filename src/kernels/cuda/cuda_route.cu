@@ -153,23 +153,23 @@ int thr_cuda_route_set_counts(cuda_state *s, const int32_t *host) {
 
 /* ---- basins --------------------------------------------------------------- */
 
-__global__ void k_route_basins(int cells, const int32_t *plain, const int32_t *label, const float *T,
+__global__ void k_route_basins(int cells, const int32_t *counts, const int32_t *label, const float *T,
                                const float *offset, float radius, unsigned long long *basins) {
   int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= cells || !plain[c] || label[c] < 0) return;
+  if (c >= cells || !counts[c] || label[c] < 0) return;
   int l = label[c];
   if (!thr_route_in_queue(T[c], offset[l], radius)) return;
-  atomicAdd(&basins[l], (unsigned long long)(plain[c] / THR_CROWD_QUANTA));
+  atomicAdd(&basins[l], (unsigned long long)counts[c]);
 }
 
 int thr_cuda_route_basins(cuda_state *s, int64_t *basins) {
   thr_cuda_route *r = &s->route;
-  if (r->rs.plain < 0 || !r->rs.n_exits) return 0;
+  if (r->rs.queue_counts < 0 || !r->rs.n_exits) return 0;
   size_t ne = (size_t)r->rs.n_exits;
   CUDA_CHECK(cudaMemsetAsync(r->basins, 0, ne * sizeof(unsigned long long), s->stream));
   if (r->labelled_field < 0) return 0;
   k_route_basins<<<thr_blocks(r->cells), THR_CUDA_BLOCK, 0, s->stream>>>(
-      (int)r->cells, r->counts + (size_t)r->rs.plain * r->cells, r->label,
+      (int)r->cells, r->counts + (size_t)r->rs.queue_counts * r->cells, r->label,
       s->ev.fields + (size_t)r->labelled_field * r->cells, r->offset, r->rs.queue_radius, r->basins);
   CUDA_LAUNCHED("route_basins");
   unsigned long long *h = (unsigned long long *)thr_cuda_host_stage(s, ne * sizeof *h);
