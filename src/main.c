@@ -300,6 +300,24 @@ static void print_orca(const thr_scenario *sc, const thr_params *p) {
   printf("  goals      arrive radius %g m\n", (double)p->arrive_radius);
 }
 
+/* The cost of the fields that see the crowd (routing.congestion): the
+ * engine's memory, one recomputation timed on this host, and that time
+ * spread over the steps between recomputations. */
+static void print_routing_cost(const thr_routing *r, const thr_world *w, const thr_params *prm) {
+  if (!r->n_dynamic) return;
+  size_t bytes = 0;
+  double sec = 0.0;
+  long rounds = 0;
+  if (thr_routing_probe(r, w, &bytes, &sec, &rounds)) {
+    printf("  crowd      out of memory for timing a recomputation of the fields that see the crowd\n");
+    return;
+  }
+  printf("  crowd      %d field(s) recomputed every %ld steps (%g s): %.3g MB more on every rank; one recomputation "
+         "took %.3g s here (%ld solver rounds, nobody in the way), %.3g ms a step on the CPU\n",
+         r->n_dynamic, r->every, (double)r->every * (double)prm->dt, (double)bytes / 1e6, sec, rounds,
+         1e3 * sec / (double)r->every);
+}
+
 static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_params *p, long total) {
   char path[sizeof sc->path * 4];
   snprintf(path, sizeof path, "%s", sc->path);
@@ -466,7 +484,9 @@ static int cmd_check(const cli *c) {
   /* the distance fields, as a run computes them: unreachable exits and
    * stages, and their memory */
   double t_routes = MPI_Wtime();
-  if (!rc) rc = thr_routes_build(&w, &sc, &prm, NULL, err, sizeof err) ? -1 : 0;
+  thr_routing routing;
+  memset(&routing, 0, sizeof routing);
+  if (!rc) rc = thr_routes_build(&w, &sc, &prm, &routing, err, sizeof err) ? -1 : 0;
   t_routes = MPI_Wtime() - t_routes;
   if (!rc) rc = thr_sources_check(&sc, &w, err, sizeof err);
   if (!rc) {
@@ -482,8 +502,10 @@ static int cmd_check(const cli *c) {
     if (w.n_fields)
       printf("  routes     %d distance field(s) of %d x %d cells: %.3g MB on every rank (computed in %.2f s)\n",
              w.n_fields, w.fnx, w.fny, (double)thr_routes_bytes(&w) / 1e6, t_routes);
+    print_routing_cost(&routing, &w, &prm);
     printf("ok\n");
   }
+  thr_routing_free(&routing);
   thr_world_free(&w);
   thr_scenario_free(&sc);
   return rc ? EXIT_BAD_INPUT : 0;

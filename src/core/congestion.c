@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/cpu/route_engine.h"
 #include "kernels/evac.h"
 #include "routes.h"
 
@@ -110,4 +111,26 @@ int thr_routing_unpack(thr_routing *r, thr_backend *b, thr_blob *blob, char *err
   }
   free(counts);
   return rc;
+}
+
+int thr_routing_probe(const thr_routing *r, const thr_world *w, size_t *bytes, double *seconds, long *rounds) {
+  size_t cells = (size_t)r->setup.nx * (size_t)r->setup.ny, tiles = cells / 64 + 1;
+  /* the engine's per-cell arrays (eikonal.h's solver and the crowd map) and its per-tile flags */
+  *bytes = cells * (sizeof(float) * 4 + sizeof(int32_t) * (6 + (size_t)r->setup.n_counts) + 1) + tiles * 6;
+  *seconds = 0.0;
+  *rounds = 0;
+  size_t all = (size_t)w->n_fields * cells;
+  float *fields = malloc((all ? all : 1) * sizeof *fields);
+  thr_route_engine e;
+  if (!fields || thr_route_engine_init(&e, &r->setup)) {
+    free(fields);
+    return -1;
+  }
+  memcpy(fields, w->fields, all * sizeof *fields);
+  double t0 = MPI_Wtime();
+  *rounds = thr_route_engine_solve(&e, r->choice ? r->offset : NULL, fields);
+  *seconds = MPI_Wtime() - t0;
+  thr_route_engine_free(&e);
+  free(fields);
+  return 0;
 }

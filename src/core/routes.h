@@ -66,6 +66,11 @@ int thr_routing_setup(thr_routing *r, thr_backend *b);
  * or -1 (message in b->error). Collective. */
 int thr_routing_update(thr_routing *r, thr_backend *b, MPI_Comm comm, int nranks, int32_t *counts);
 
+/* What recomputing costs, for `throng check`: the host engine's memory
+ * (bytes), and one recomputation with nobody in the way timed on this host
+ * (seconds, solver rounds). 0, or -1 out of memory. */
+int thr_routing_probe(const thr_routing *r, const thr_world *w, size_t *bytes, double *seconds, long *rounds);
+
 /* Checkpoints: the counts of the last recomputation (from the backend) and
  * the queue times; unpack gives the backend those counts and solves again,
  * so that the fields are those the run had. unpack: 0, or -1 (damaged,

@@ -403,9 +403,10 @@ const thr_key thr_schema[] = {
                 "(Weidmann's relation), recomputed from the agents' positions every `every` seconds"},
     {.path = "routing.congestion.every", .type = NUMBER, .range = GT0, .def = "1", SC(congestion_every, FLOAT),
      .meaning = "simulated seconds between recomputations (rounded to whole steps)"},
-    {.path = "routing.congestion.radius", .type = NUMBER, .range = GT0, .def = "0.3", SC(congestion_radius, FLOAT),
+    {.path = "routing.congestion.radius", .type = NUMBER, .range = GT0, .def = "0.2", SC(congestion_radius, FLOAT),
      .meaning = "the density of a cell counts the agents within this distance along each axis (a square of "
-                "side 2 radius + cell) [m]"},
+                "side 2 radius + cell; at least one cell either side) [m]; a cell's speed follows the largest density "
+                "of it and its 8 neighbours (the cells a body there overlaps)"},
     {.path = "routing.congestion.min_speed", .type = NUMBER, .range = STIFF, .def = "0.5",
      SC(congestion_min_speed, FLOAT), .meaning = "lowest relative speed a crowd gives a cell (1 = free walking)"},
     {.path = "routing.congestion.free_density", .type = NUMBER, .range = GE0, .def = "1",

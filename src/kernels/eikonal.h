@@ -71,6 +71,29 @@ THR_HD float thr_crowd_density(int32_t agents, int32_t walkable, int per_agent, 
   return (float)agents / ((float)per_agent * (float)walkable * area);
 }
 
+/* The density a body centred in cell (i, j) meets: the largest box density
+ * (thr_crowd_density) of the cell and its 8 neighbours, since the body
+ * spans about a cell either side of its centre. With a small box (one
+ * cell either side, routing.congestion.radius 0.2 m at 0.2 m cells) the
+ * map keeps a dense lane (along the inner wall of a corner) apart from the
+ * free one beside it; the largest of the neighbours keeps two agents
+ * standing either side of a narrow door from making its middle look denser
+ * than the rows beside the posts, where the quickest path would then run
+ * and no body fits (decision 0013). sums, walk: the box sums of the
+ * weighted agents and of the walkable cells, nx x ny. */
+THR_HD float thr_crowd_density_body(const int32_t *sums, const int32_t *walk, int nx, int ny, int i, int j,
+                                    int per_agent, float area) {
+  float m = 0.0f;
+  for (int b = j - 1; b <= j + 1; ++b)
+    for (int a = i - 1; a <= i + 1; ++a) {
+      if (a < 0 || b < 0 || a >= nx || b >= ny) continue;
+      size_t q = (size_t)b * (size_t)nx + (size_t)a;
+      float rho = thr_crowd_density(sums[q], walk[q], per_agent, area);
+      m = rho > m ? rho : m;
+    }
+  return m;
+}
+
 /* The box sums of `in` over (2 box + 1)^2 cells (clipped at the grid's
  * edges) into out: running sums of integers along x into rows, then along
  * y, so exact whatever the order. Host code (the CUDA backend sums the same

@@ -175,7 +175,7 @@ THR_HD float thr_headway_turned(float cj) {
 }
 
 /* Is neighbour j a leader of agent i? Only a leader can make i wait
- * (decisions 0004 and 0014); of two agents at most one leads the other:
+ * (decisions 0004 and 0013); of two agents at most one leads the other:
  * - an agent coming towards i (its preferred direction vj more than
  *   120 deg from i's, e) is passed, not followed: contact and avoidance
  *   take the two past each other. Waiting for it made two groups walking

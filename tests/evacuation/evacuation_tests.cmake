@@ -13,6 +13,11 @@ foreach(case exits_exact_counts corner_no_wall_crossing u_turn_no_wall_crossing 
                        ENVIRONMENT "${THRONG_TEST_ENV}")
 endforeach()
 
+# The stadium study thinned to about 2,000 people empties (a few minutes on one core).
+add_test(NAME evacuation.stadium_mini_empties COMMAND ${THRONG_EVAC} stadium_mini_empties)
+set_tests_properties(evacuation.stadium_mini_empties PROPERTIES LABELS evacuation TIMEOUT 1500
+                     ENVIRONMENT "${THRONG_TEST_ENV}")
+
 # The same scenario on 1, 2, 3 and 4 ranks (one OpenMP thread each).
 if(MPIEXEC_EXECUTABLE)
   add_test(NAME evacuation.ranks_identical

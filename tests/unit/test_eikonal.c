@@ -159,6 +159,39 @@ THR_TEST(crowd_law_by_hand) {
   CHECK(thr_crowd_density(48, 0, 16, 0.04f) == 0.0f);
 }
 
+/* The density a body meets: the largest box density of a cell and its 8
+ * neighbours. A door 3 cells wide (rows 1..3 of a 5 x 5 grid; the posts are
+ * cells (3, 0) and (3, 4)), one standing agent in front of it at each side
+ * (cells (2, 1) and (2, 3)), box radius 1: the box density counts both
+ * agents only in the door's middle row, so the rows beside the posts look
+ * emptier and the quickest path would run along the posts; the body
+ * density is the same in all three rows. */
+THR_TEST(body_density_flat_across_a_door) {
+  enum { N = 5 };
+  int32_t walk[N * N], counts[N * N] = {0}, rows[N * N], wbox[N * N], sums[N * N];
+  for (int j = 0; j < N; ++j)
+    for (int i = 0; i < N; ++i) walk[j * N + i] = !(i == 3 && (j == 0 || j == 4));
+  counts[1 * N + 2] = THR_CROWD_QUANTA;
+  counts[3 * N + 2] = THR_CROWD_QUANTA;
+  thr_route_box_sums(N, N, 1, walk, rows, wbox);
+  thr_route_box_sums(N, N, 1, counts, rows, sums);
+  float area = 0.04f, box[3], body[3];
+  for (int r = 1; r <= 3; ++r) {
+    box[r - 1] = thr_crowd_density(sums[r * N + 3], wbox[r * N + 3], THR_CROWD_QUANTA, area);
+    body[r - 1] = thr_crowd_density_body(sums, wbox, N, N, 3, r, THR_CROWD_QUANTA, area);
+    printf("door row %d: box %.3f, body %.3f /m^2\n", r, box[r - 1], body[r - 1]);
+  }
+  /* by hand: beside a post one agent over 8 walkable cells (1 / 0.32 m^2), in the middle both over 9 */
+  CHECK_NEAR(box[0], 1.0 / 0.32, 1e-4);
+  CHECK_NEAR(box[1], 2.0 / 0.36, 1e-4);
+  CHECK_NEAR(box[2], 1.0 / 0.32, 1e-4);
+  CHECK(body[0] == body[1] && body[1] == body[2]);
+  CHECK_NEAR(body[0], 2.0 / 0.36, 1e-4);
+  /* a corner cell takes its in-grid neighbours only: the densest is (1, 0), agent (2, 1) over the 6 cells
+   * of its box clipped by the grid's edge */
+  CHECK_NEAR(thr_crowd_density_body(sums, wbox, N, N, 0, 0, THR_CROWD_QUANTA, area), 1.0 / (6 * 0.04), 1e-4);
+}
+
 /* An agent counts by how little it moves along the field: 16 standing, 0
  * walking its way at the free speed, up to 32 walking against it. */
 THR_TEST(crowd_weight_by_hand) {

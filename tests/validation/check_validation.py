@@ -201,7 +201,8 @@ class Runner:
                                                "" if stopped is None else
                                                " (stopped at t = %.1f s: %g s without a crossing of %s)"
                                                % (stopped, CRITERIA["clog_stall"], "/".join(watch))))
-        if p.returncode not in (0, 143) or (p.returncode == 143 and stopped is None):
+        # stopped by SIGTERM: 143, or 75 where throng has HDF5 and writes a checkpoint first
+        if p.returncode not in (0, 75, 143) or (p.returncode in (75, 143) and stopped is None):
             print(se[-3000:])
             check(False, "%s: throng exited %d" % (tag, p.returncode))
         if self.a.keep:

@@ -6,6 +6,7 @@ Writes, next to this script:
   stadium.yaml          the full-size study (about 1.0e5 agents)
   stadium-reduced.yaml  the same stadium and crowd, thinned to about 1.4e4 agents
                         (the CPU size of scripts/quickstart.sh)
+  stadium-mini.yaml     thinned to about 2.0e3 agents (the test evacuation.stadium_mini_empties)
 
 Python 3 standard library only. Re-run after changing a parameter below:
   python3 configs/evacuation/stadium/make_stadium.py
@@ -77,6 +78,7 @@ GROUP_ID = {"under_30": 0, "30_to_50": 1, "over_50": 2, "impaired": 3}
 RADIUS = "{mean: 0.22, sd: 0.02, min: 0.18, max: 0.28}"
 PREMOVEMENT = "{mean: 40, sd: 15, min: 10, max: 120}"
 REDUCED_FACTOR = 0.14        # densities of stadium-reduced.yaml, relative to the full size
+MINI_FACTOR = 0.02           # densities of stadium-mini.yaml (the evacuation test's size)
 
 SIZE_X, SIZE_Y = 2 * (A + RHO_OUT), 2 * (B + RHO_OUT)
 RHO_MID = 0.5 * (RHO_FRONT + RHO_BACK)   # u is measured along this layer
@@ -405,7 +407,7 @@ def main():
     wkt = "POLYGON (" + ", ".join([ring_wkt(outer)] + [ring_wkt(h) for h in holes]) + ")\n"
     write(os.path.join(HERE, "stadium.wkt"), wkt)
     walkable = abs(area(outer)) - sum(abs(area(h)) for h in holes) - sum(abs(area(o)) for o in obstacles)
-    for variant, factor in (("stadium", 1.0), ("stadium-reduced", REDUCED_FACTOR)):
+    for variant, factor in (("stadium", 1.0), ("stadium-reduced", REDUCED_FACTOR), ("stadium-mini", MINI_FACTOR)):
         text, counts = scenario(variant, factor, doors, door_ends, obstacles)
         write(os.path.join(HERE, variant + ".yaml"), text)
         print(f"  {variant}: about {counts['total']:.0f} agents "
@@ -430,7 +432,10 @@ def scenario(variant, factor, doors, door_ends, obstacles):
     else:
         w(f"# Stadium evacuation, concert layout, REDUCED: the full study's crowd thinned to {factor:g} of")
         w("# its densities (the same geometry, exits, distributions and measurement), so that it runs")
-        w("# on a laptop CPU in a few minutes; scripts/quickstart.sh runs it on machines without a GPU.")
+        if factor == REDUCED_FACTOR:
+            w("# on a CPU; scripts/quickstart.sh runs it on machines without a GPU.")
+        else:
+            w("# on a CPU in a few minutes; the test evacuation.stadium_mini_empties runs it.")
     w(f"# a {SIZE_X:g} m x {SIZE_Y:g} m bowl (one flattened floor) with 28 seated sectors behind radial walls,")
     w(f"# each emptying through a {VOMITORY:g} m vomitory into a {RHO_OUT - RHO_BAND:g} m concourse ring; a standing crowd on the")
     w("# pitch in front of a stage leaves through four corner tunnels; 28 exits in the outer wall")

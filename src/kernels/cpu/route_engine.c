@@ -114,10 +114,13 @@ static void crowd_cost(thr_route_engine *e, int k) {
   int32_t *sums = e->box_sums;
   thr_route_box_sums(rs->nx, rs->ny, rs->box, e->counts + (size_t)k * e->cells, e->box_rows, sums);
   float area = rs->h * rs->h;
-  for (size_t c = 0; c < e->cells; ++c) {
-    float rho = thr_crowd_density(sums[c], e->walk_box[c], THR_CROWD_QUANTA, area);
-    e->cost[c] = e->base_cost[c] / thr_crowd_scale(&rs->law, rho);
-  }
+#pragma omp parallel for schedule(static)
+  for (int j = 0; j < rs->ny; ++j)
+    for (int i = 0; i < rs->nx; ++i) {
+      size_t c = (size_t)j * (size_t)rs->nx + (size_t)i;
+      float rho = thr_crowd_density_body(sums, e->walk_box, rs->nx, rs->ny, i, j, THR_CROWD_QUANTA, area);
+      e->cost[c] = e->base_cost[c] / thr_crowd_scale(&rs->law, rho);
+    }
 }
 
 /* One active tile of a round: its cells from T (start of the round) into

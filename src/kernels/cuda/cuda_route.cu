@@ -207,11 +207,11 @@ __global__ void k_box_cols(int nx, int ny, int box, const int32_t *rows, int32_t
   }
 }
 
-__global__ void k_crowd_cost(int cells, const float *base, const int32_t *sums, const int32_t *walk, float area,
+__global__ void k_crowd_cost(int nx, int ny, const float *base, const int32_t *sums, const int32_t *walk, float area,
                              thr_crowd_law law, float *cost) {
   int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= cells) return;
-  float rho = thr_crowd_density(sums[c], walk[c], THR_CROWD_QUANTA, area);
+  if (c >= nx * ny) return;
+  float rho = thr_crowd_density_body(sums, walk, nx, ny, c % nx, c / nx, THR_CROWD_QUANTA, area);
   cost[c] = base[c] / thr_crowd_scale(&law, rho);
 }
 
@@ -227,7 +227,7 @@ static void crowd_cost(cuda_state *s, int k) {
                                                                             r->counts + k * r->cells, r->box_rows);
   k_box_cols<<<thr_blocks((size_t)rs->nx), THR_CUDA_BLOCK, 0, s->stream>>>(rs->nx, rs->ny, rs->box, r->box_rows,
                                                                             r->box_sums);
-  k_crowd_cost<<<thr_blocks(r->cells), THR_CUDA_BLOCK, 0, s->stream>>>((int)r->cells, r->base_cost, r->box_sums,
+  k_crowd_cost<<<thr_blocks(r->cells), THR_CUDA_BLOCK, 0, s->stream>>>(rs->nx, rs->ny, r->base_cost, r->box_sums,
                                                                        r->walk_box, rs->h * rs->h, rs->law, r->cost);
   CUDA_LAUNCHED("route_crowd_cost");
 }
