@@ -33,7 +33,7 @@ if has stadium; then
   t0=$SECONDS
   d=$out/stadium-full
   build-gpu/bin/throng run configs/evacuation/stadium/stadium.yaml --backend cuda --out "$d" --overwrite \
-    --set output.trajectory_format=csv > "$out/stadium-full.log" 2>&1
+    --set output.trajectory_every=0 > "$out/stadium-full.log" 2>&1
   tail -3 "$out/stadium-full.log"
   python3 - "$d" <<'EOF'
 import json, sys
