@@ -4,18 +4,20 @@
 #
 #   - with a usable CUDA GPU (throng built with CUDA, `nvidia-smi -L` works): the full
 #     size, configs/evacuation/stadium/stadium.yaml, about 101,000 people;
-#   - otherwise: the reduced size, configs/evacuation/stadium/stadium-reduced.yaml, the same
-#     stadium with the crowd thinned to about 14,000 people (a few minutes on 2 CPU cores).
+#   - otherwise: the mini size, configs/evacuation/stadium/stadium-mini.yaml, the same stadium
+#     with the crowd thinned to about 2,000 people (a few minutes on 2 CPU cores; the
+#     pedestrian model's routing recomputes the stadium's 1.8e6-cell field every second).
 # The run ends by itself when everyone has left. Outputs go to out/quickstart/, the report
 # to out/quickstart/report/index.html.
 #
-# Usage: scripts/quickstart.sh [--full | --reduced] [--help]
-#   --full      run the full size even without a GPU (on a 2-core CPU: hours)
-#   --reduced   run the reduced size even with a GPU
+# Usage: scripts/quickstart.sh [--full | --reduced | --mini] [--help]
+#   --full      run the full size even without a GPU (on a 2-core CPU: many hours)
+#   --reduced   run the reduced size, about 14,000 people (on a 2-core CPU: tens of minutes)
+#   --mini      run the mini size, about 2,000 people, even with a GPU
 #   --help      print this text
 #
 # Environment knobs:
-#   THRONG_QUICKSTART_SIZE=auto|full|reduced  the same as the flags (a flag wins); default auto
+#   THRONG_QUICKSTART_SIZE=auto|full|reduced|mini  the same as the flags (a flag wins); default auto
 #   THRONG_QUICKSTART_SCENARIO=FILE  run this scenario instead of the stadium (the size is then
 #                                    not chosen: the file is run as it is)
 #   THRONG_QUICKSTART_STEPS=N        stop after N steps (default: the scenario's time.steps;
@@ -38,14 +40,15 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --full) SIZE=full ;;
     --reduced) SIZE=reduced ;;
+    --mini) SIZE=mini ;;
     -h | --help) usage; exit 0 ;;
     *) usage >&2; die "unknown argument: $1" 2 ;;
   esac
   shift
 done
 case $SIZE in
-  auto | full | reduced) ;;
-  *) die "THRONG_QUICKSTART_SIZE must be auto, full or reduced (got '$SIZE')" 2 ;;
+  auto | full | reduced | mini) ;;
+  *) die "THRONG_QUICKSTART_SIZE must be auto, full, reduced or mini (got '$SIZE')" 2 ;;
 esac
 
 BUILD_DIR=${THRONG_BUILD_DIR:-build}
@@ -83,14 +86,16 @@ if [[ -n $SCENARIO ]]; then
   [[ $SIZE == auto ]] || log "THRONG_QUICKSTART_SCENARIO is set: running $SCENARIO as it is (--$SIZE ignored)"
 else
   if [[ $SIZE == auto ]]; then
-    SIZE=reduced
+    SIZE=mini
     [[ $GPU -eq 1 ]] && SIZE=full
   fi
   if [[ $SIZE == full ]]; then
     SCENARIO=$STUDY/stadium.yaml
-    [[ $GPU -eq 1 ]] || log "WARNING: the full size (about 1e5 agents) on the CPU takes hours; --reduced takes minutes"
-  else
+    [[ $GPU -eq 1 ]] || log "WARNING: the full size (about 1e5 agents) on the CPU takes many hours; --mini takes minutes"
+  elif [[ $SIZE == reduced ]]; then
     SCENARIO=$STUDY/stadium-reduced.yaml
+  else
+    SCENARIO=$STUDY/stadium-mini.yaml
   fi
   log "study: the stadium evacuation, $SIZE size ($SCENARIO; configs/evacuation/README.md)"
 fi

@@ -94,32 +94,26 @@ THR_HD float thr_crowd_density_body(const int32_t *sums, const int32_t *walk, in
   return m;
 }
 
+/* The running sums over [k - box, k + box] (clipped at the ends) of the n
+ * integers in[0], in[stride], ... into out[0], out[stride], ...: one row
+ * (stride 1) or one column (stride nx) of the box sums. Exact whatever the
+ * order; the host and the CUDA backend (a thread per row, then per column)
+ * run this one function. */
+THR_HD void thr_route_box_line(int n, int box, size_t stride, const int32_t *in, int32_t *out) {
+  int32_t sum = 0;
+  for (int k = 0; k < box && k < n; ++k) sum += in[(size_t)k * stride];
+  for (int k = 0; k < n; ++k) {
+    if (k + box < n) sum += in[(size_t)(k + box) * stride];
+    if (k - box - 1 >= 0) sum -= in[(size_t)(k - box - 1) * stride];
+    out[(size_t)k * stride] = sum;
+  }
+}
+
 /* The box sums of `in` over (2 box + 1)^2 cells (clipped at the grid's
- * edges) into out: running sums of integers along x into rows, then along
- * y, so exact whatever the order. Host code (the CUDA backend sums the same
- * boxes on the device the same way). */
+ * edges) into out: along x into rows, then along y. Host code. */
 static inline void thr_route_box_sums(int nx, int ny, int box, const int32_t *in, int32_t *rows, int32_t *out) {
-  /* along x: the running sum over [i - box, i + box] of each row */
-  for (int j = 0; j < ny; ++j) {
-    const int32_t *r = in + (size_t)j * nx;
-    int32_t *o = rows + (size_t)j * nx, sum = 0;
-    for (int i = 0; i < box && i < nx; ++i) sum += r[i];
-    for (int i = 0; i < nx; ++i) {
-      if (i + box < nx) sum += r[i + box];
-      if (i - box - 1 >= 0) sum -= r[i - box - 1];
-      o[i] = sum;
-    }
-  }
-  /* along y: the same over the row sums */
-  for (int i = 0; i < nx; ++i) {
-    int32_t sum = 0;
-    for (int j = 0; j < box && j < ny; ++j) sum += rows[(size_t)j * nx + i];
-    for (int j = 0; j < ny; ++j) {
-      if (j + box < ny) sum += rows[(size_t)(j + box) * nx + i];
-      if (j - box - 1 >= 0) sum -= rows[(size_t)(j - box - 1) * nx + i];
-      out[(size_t)j * nx + i] = sum;
-    }
-  }
+  for (int j = 0; j < ny; ++j) thr_route_box_line(nx, box, 1, in + (size_t)j * nx, rows + (size_t)j * nx);
+  for (int i = 0; i < nx; ++i) thr_route_box_line(ny, box, (size_t)nx, rows + i, out + i);
 }
 
 /* Does a cell belong to its exit's queue? Its value in the labelled field

@@ -5,8 +5,9 @@ Writes, next to this script:
   stadium.wkt           the walkable floor (WKT POLYGON with holes), metres
   stadium.yaml          the full-size study (about 1.0e5 agents)
   stadium-reduced.yaml  the same stadium and crowd, thinned to about 1.4e4 agents
-                        (the CPU size of scripts/quickstart.sh)
-  stadium-mini.yaml     thinned to about 2.0e3 agents (the test evacuation.stadium_mini_empties)
+                        (scripts/quickstart.sh --reduced)
+  stadium-mini.yaml     thinned to about 2.0e3 agents (the CPU size of scripts/quickstart.sh, and
+                        the test evacuation.stadium_mini_empties)
 
 Python 3 standard library only. Re-run after changing a parameter below:
   python3 configs/evacuation/stadium/make_stadium.py
@@ -433,9 +434,10 @@ def scenario(variant, factor, doors, door_ends, obstacles):
         w(f"# Stadium evacuation, concert layout, REDUCED: the full study's crowd thinned to {factor:g} of")
         w("# its densities (the same geometry, exits, distributions and measurement), so that it runs")
         if factor == REDUCED_FACTOR:
-            w("# on a CPU; scripts/quickstart.sh runs it on machines without a GPU.")
+            w("# on a CPU (tens of minutes on two cores); scripts/quickstart.sh --reduced runs it.")
         else:
-            w("# on a CPU in a few minutes; the test evacuation.stadium_mini_empties runs it.")
+            w("# on a CPU in a few minutes; scripts/quickstart.sh runs it on machines without a GPU, and")
+            w("# the test evacuation.stadium_mini_empties checks that it empties.")
     w(f"# a {SIZE_X:g} m x {SIZE_Y:g} m bowl (one flattened floor) with 28 seated sectors behind radial walls,")
     w(f"# each emptying through a {VOMITORY:g} m vomitory into a {RHO_OUT - RHO_BAND:g} m concourse ring; a standing crowd on the")
     w("# pitch in front of a stage leaves through four corner tunnels; 28 exits in the outer wall")

@@ -184,27 +184,12 @@ int thr_cuda_route_basins(cuda_state *s, int64_t *basins) {
 /* Box sums as thr_route_box_sums: a thread per row, then a thread per column. */
 __global__ void k_box_rows(int nx, int ny, int box, const int32_t *in, int32_t *rows) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= ny) return;
-  const int32_t *r = in + (size_t)j * nx;
-  int32_t *o = rows + (size_t)j * nx, sum = 0;
-  for (int i = 0; i < box && i < nx; ++i) sum += r[i];
-  for (int i = 0; i < nx; ++i) {
-    if (i + box < nx) sum += r[i + box];
-    if (i - box - 1 >= 0) sum -= r[i - box - 1];
-    o[i] = sum;
-  }
+  if (j < ny) thr_route_box_line(nx, box, 1, in + (size_t)j * nx, rows + (size_t)j * nx);
 }
 
 __global__ void k_box_cols(int nx, int ny, int box, const int32_t *rows, int32_t *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= nx) return;
-  int32_t sum = 0;
-  for (int j = 0; j < box && j < ny; ++j) sum += rows[(size_t)j * nx + i];
-  for (int j = 0; j < ny; ++j) {
-    if (j + box < ny) sum += rows[(size_t)(j + box) * nx + i];
-    if (j - box - 1 >= 0) sum -= rows[(size_t)(j - box - 1) * nx + i];
-    out[(size_t)j * nx + i] = sum;
-  }
+  if (i < nx) thr_route_box_line(ny, box, (size_t)nx, rows + i, out + i);
 }
 
 __global__ void k_crowd_cost(int nx, int ny, const float *base, const int32_t *sums, const int32_t *walk, float area,
