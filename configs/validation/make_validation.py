@@ -156,6 +156,16 @@ class Doc:
         if not self.preset and not any(s.startswith("agent_radius") for s in lines):
             self.w("    agent_radius: " + RADIUS)
 
+    def line_tail(self, name, segment_yaml, every_step=True):
+        """The measurement line and the output block that end a scenario; its text. every_step:
+        lines.csv every step (crossing times to the step), else metrics every second."""
+        self.w("")
+        self.w("measurement:\n  lines: [{name: %s, segment: %s}]" % (name, segment_yaml))
+        self.w("")
+        self.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 1}   # lines.csv every step"
+               if every_step else "output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 48}")
+        return self.text()
+
     def text(self):
         return "\n".join(self.L) + "\n"
 
@@ -461,11 +471,7 @@ def rimea15(preset, kind):
     d.w("")
     d.w("agents:")
     d.block(["name: crowd", "layout: polygon", "polygon: %s" % pts(rect(0.5, 0.5, 7.5, 9.5)), "count: %d" % R15_N])
-    d.w("")
-    d.w("measurement:\n  lines: [{name: corridor_entry, segment: [[%s, 4], [%s, 6]]}]" % (g(cx + 1), g(cx + 1)))
-    d.w("")
-    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 48}")
-    return d.text()
+    return d.line_tail("corridor_entry", "[[%s, 4], [%s, 6]]" % (g(cx + 1), g(cx + 1)), every_step=False)
 
 
 def imo_door(preset):
@@ -486,11 +492,7 @@ def imo_door(preset):
     d.w("agents:")
     d.block(["name: crowd", "layout: grid", "min: [0.3, 0.3]", "max: [7.7, 4.7]", "rows: 8", "cols: 13",
              "count: %d" % IMO_N])
-    d.w("")
-    d.w("measurement:\n  lines: [{name: door, segment: %s}]" % pts(IMO_DOOR_LINE))
-    d.w("")
-    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 1}   # lines.csv every step")
-    return d.text()
+    return d.line_tail("door", pts(IMO_DOOR_LINE))
 
 
 def merge(preset, kind):
@@ -522,11 +524,7 @@ def merge(preset, kind):
     d.w("agents:")
     for name, poly in blocks:
         d.block(["name: %s" % name, "layout: polygon", "polygon: %s" % pts(poly), "density: %g" % MG_DENSITY])
-    d.w("")
-    d.w("measurement:\n  lines: [{name: flow, segment: %s}]" % pts(line))
-    d.w("")
-    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 1}   # lines.csv every step")
-    return d.text()
+    return d.line_tail("flow", pts(line))
 
 
 def counterflow(preset, n_counter):
@@ -554,11 +552,7 @@ def counterflow(preset, n_counter):
     if n_counter:
         d.block(["name: room2", "layout: polygon", "polygon: %s" % pts(rect(x2 + 1, 1, x2 + R - 1, R - 1)),
                  "count: %d" % n_counter, "exit: west", "group: 2"])
-    d.w("")
-    d.w("measurement:\n  lines: [{name: arrive, segment: [[%s, %s], [%s, %s]]}]" % (g(x2), g(y0), g(x2), g(y1)))
-    d.w("")
-    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 48}")
-    return d.text()
+    return d.line_tail("arrive", "[[%s, %s], [%s, %s]]" % (g(x2), g(y0), g(x2), g(y1)), every_step=False)
 
 
 def ec_door(x_wall, side):
@@ -643,11 +637,7 @@ def bottleneck(preset, w):
     d.w("agents:")
     d.block(["name: crowd", "layout: grid", "min: [0.25, 0.25]", "max: [%s, %s]" % (g(W - 0.25), g(H - 0.25)),
              "rows: %d" % rows, "cols: %d" % cols, "count: %d" % n])
-    d.w("")
-    d.w("measurement:\n  lines: [{name: door, segment: %s}]" % pts(bn_line(w)))
-    d.w("")
-    d.w("output: {trajectory_format: csv, trajectory_every: 0, metrics_every: 1}   # lines.csv every step")
-    return d.text()
+    return d.line_tail("door", pts(bn_line(w)))
 
 
 def scenarios(preset):
