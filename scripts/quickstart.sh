@@ -12,7 +12,7 @@
 #
 # Usage: scripts/quickstart.sh [--full | --reduced | --mini] [--help]
 #   --full      run the full size even without a GPU (on a 2-core CPU: many hours)
-#   --reduced   run the reduced size, about 14,000 people (on a 2-core CPU: tens of minutes)
+#   --reduced   run the reduced size, about 14,000 people (on one CPU core: about 10 minutes)
 #   --mini      run the mini size, about 2,000 people, even with a GPU
 #   --help      print this text
 #

@@ -434,7 +434,7 @@ def scenario(variant, factor, doors, door_ends, obstacles):
         w(f"# Stadium evacuation, concert layout, REDUCED: the full study's crowd thinned to {factor:g} of")
         w("# its densities (the same geometry, exits, distributions and measurement), so that it runs")
         if factor == REDUCED_FACTOR:
-            w("# on a CPU (tens of minutes on two cores); scripts/quickstart.sh --reduced runs it.")
+            w("# on a CPU (about 10 minutes on one core); scripts/quickstart.sh --reduced runs it.")
         else:
             w("# on a CPU in a few minutes; scripts/quickstart.sh runs it on machines without a GPU, and")
             w("# the test evacuation.stadium_mini_empties checks that it empties.")
