@@ -409,6 +409,19 @@ def rows_for(T, J, jnote):
     # IMO
     fi = lambda q: "%s p/s (steady %s)" % (fmt(q["mean_flow"], 2), fmt(q["steady_flow"], 2))
     rows.append(["IMO door", "mean flow ≤ %g p/s" % C["imo_flow"], "–", *tv("imo_door", fi), *jv("imo_door", fi), "–"])
+    # merging flows, IMO test 8 counterflow, exit choice under congestion (issue 32)
+    fm = lambda q: "after the T %s p/s, straight %s p/s (%s)" % (fmt(q["j_t"], 2), fmt(q["j_straight"], 2),
+                                                               fmt(q["share"], 2))
+    rows.append(["Merge (T-junction)", "flow after the merge ≥ %g × straight" % C["merge_share"], "–",
+                 *tv("merge", fm), *jv("merge", fm), "–"])
+    fc = lambda q: "room 1 out after %s s for 0 / 10 / 50 / 100 the other way" % " / ".join(
+        fmt(q["times"].get(k), 1) for k in ("0", "10", "50", "100"))
+    rows.append(["Counterflow (IMO test 8)", "everyone arrives; time grows with the counterflow", "–",
+                 *tv("counterflow", fc), *jv("counterflow", fc), "–"])
+    fe = lambda q: "last out %s / %s s (%s apart)" % (fmt(q["last_out"].get("west"), 1), fmt(q["last_out"].get("east"), 1),
+                                                   fmt(q["gap"], 3))
+    rows.append(["Exit choice", "both doors; last out within %g %%" % (100 * C["exit_balance"]), "–",
+                 *tv("exit_choice", fe), *jv("exit_choice", fe), "–"])
     # bottleneck
     fb = lambda q: "slope %s /(m s), R² %s" % (fmt(q["slope"], 2), fmt(q["r2"], 3))
     rows.append(["Bottleneck fit", "slope %g–%g, R² ≥ %g" % (C["bn_slope"] + (C["bn_r2"],)), "1.9 /(m s) (Seyfried 2009)",
