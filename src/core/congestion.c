@@ -114,9 +114,8 @@ int thr_routing_unpack(thr_routing *r, thr_backend *b, thr_blob *blob, char *err
 }
 
 int thr_routing_probe(const thr_routing *r, const thr_world *w, size_t *bytes, double *seconds, long *rounds) {
-  size_t cells = (size_t)r->setup.nx * (size_t)r->setup.ny, tiles = cells / 64 + 1;
-  /* the engine's per-cell arrays (eikonal.h's solver and the crowd map) and its per-tile flags */
-  *bytes = cells * (sizeof(float) * 4 + sizeof(int32_t) * (6 + (size_t)r->setup.n_counts) + 1) + tiles * 6;
+  size_t cells = (size_t)r->setup.nx * (size_t)r->setup.ny;
+  *bytes = 0;
   *seconds = 0.0;
   *rounds = 0;
   size_t all = (size_t)w->n_fields * cells;
@@ -130,6 +129,7 @@ int thr_routing_probe(const thr_routing *r, const thr_world *w, size_t *bytes, d
   double t0 = MPI_Wtime();
   *rounds = thr_route_engine_solve(&e, r->choice ? r->offset : NULL, fields);
   *seconds = MPI_Wtime() - t0;
+  *bytes = e.bytes;
   thr_route_engine_free(&e);
   free(fields);
   return 0;

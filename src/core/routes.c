@@ -199,14 +199,7 @@ int thr_routes_build(thr_world *w, const thr_scenario *sc, const thr_params *prm
     w->field_kind[k] = f.kind[k];
     w->field_ref[k] = f.ref[k];
     long n = targets(&g, sc, &f, k, t);
-    long sources = -1;
-    if (n >= 0) {
-      thr_navsource *src = NULL;
-      long ns = 0, cap = 0;
-      if (thr_navtarget_sources(&g, t, 0.0f, -1, &src, &ns, &cap) >= 0)
-        sources = thr_navfield_march(&g, NULL, src, ns, w->fields + (size_t)k * cells, NULL, NULL);
-      free(src);
-    }
+    long sources = n < 0 ? -1 : thr_navfield_solve(&g, t, w->fields + (size_t)k * cells);
     if (n < 0 || sources < 0) {
       rc = -2;
     } else if (sources == 0) {
@@ -279,5 +272,6 @@ const char *thr_route_name(const thr_scenario *sc, const thr_world *w, int k, ch
 }
 
 size_t thr_routes_bytes(const thr_world *w) {
-  return (size_t)w->n_fields * (size_t)w->fnx * (size_t)w->fny * sizeof(float);
+  /* the fields, and their copies without the crowd when the fields see it */
+  return (w->ref_fields ? 2u : 1u) * (size_t)w->n_fields * (size_t)w->fnx * (size_t)w->fny * sizeof(float);
 }

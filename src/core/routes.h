@@ -84,7 +84,8 @@ int thr_route_reachable(const thr_world *w, int k, thr_vec2 x);
 /* "exit 'east'", "the nearest exit", "stage 'ticket'" into buf. */
 const char *thr_route_name(const thr_scenario *sc, const thr_world *w, int k, char *buf, size_t len);
 
-/* Bytes the fields take (each rank holds them all). */
+/* Bytes the fields take, with their copies without the crowd where the
+ * fields see it (each rank holds them all). */
 size_t thr_routes_bytes(const thr_world *w);
 
 #endif

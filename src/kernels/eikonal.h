@@ -39,7 +39,9 @@ typedef struct thr_navsource {
 /* ---- the crowd's speed -------------------------------------------------- */
 
 /* Free walking speed of Weidmann's relation [m/s]: converts the seconds of
- * a queue into the metres of a travel-time field (metres at free speed). */
+ * a queue into the metres of a travel-time field (metres at free speed),
+ * and is the speed at which an agent walking the field's way stops counting
+ * as congestion (thr_agent_crowd_weight). */
 #define THR_FREE_SPEED 1.34f
 
 /* Weidmann (1993): v(rho) / v0 = 1 - exp(-1.913 (1/rho - 1/5.4)) at density

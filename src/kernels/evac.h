@@ -12,6 +12,7 @@
 #include "base/hostdevice.h"
 #include "base/polygon.h"
 #include "base/vec2.h"
+#include "eikonal.h"
 #include "navfield.h"
 #include "physics.h"
 
@@ -170,18 +171,17 @@ THR_HD uint32_t thr_evac_stage_events(const thr_evac_view *e, thr_vec2 x, int st
  * fields that see congestion (core/congestion.c), in 1/THR_CROWD_QUANTA
  * of an agent: 1 for an agent standing, less for one walking along the
  * field's way (it makes room as fast as one follows it), more for one
- * walking against it (counterflow): 1 - u / THR_CROWD_FREE_SPEED for u its
+ * walking against it (counterflow): 1 - u / THR_FREE_SPEED for u its
  * velocity along the field's direction at x, within [0, 2]. k < 0: every
  * agent counts 1 (plain counts). An integer, so that the sums over agents
  * are the same in any order. */
 #define THR_CROWD_QUANTA 16
-#define THR_CROWD_FREE_SPEED 1.34f
 THR_HD int32_t thr_agent_crowd_weight(const thr_evac_view *e, int k, thr_vec2 x, thr_vec2 v) {
   if (k < 0) return THR_CROWD_QUANTA;
   thr_navfield_view f = thr_evac_field(e, k);
   thr_vec2 dir;
   float u = thr_navfield_direction(&f, x, &dir) ? v2_dot(v, dir) : 0.0f;
-  float w = 1.0f - u / THR_CROWD_FREE_SPEED;
+  float w = 1.0f - u / THR_FREE_SPEED;
   w = w < 0.0f ? 0.0f : (w > 2.0f ? 2.0f : w);
   return (int32_t)floorf(w * (float)THR_CROWD_QUANTA + 0.5f);
 }

@@ -208,7 +208,7 @@ THR_TEST(crowd_weight_by_hand) {
   thr_vec2 x = v2(1.2f, 1.3f);
   CHECK(thr_agent_crowd_weight(&e, -1, x, v2(1.0f, 0.0f)) == THR_CROWD_QUANTA);
   CHECK(thr_agent_crowd_weight(&e, 0, x, v2(0.0f, 0.0f)) == THR_CROWD_QUANTA);
-  CHECK(thr_agent_crowd_weight(&e, 0, x, v2(THR_CROWD_FREE_SPEED, 0.0f)) == 0);
+  CHECK(thr_agent_crowd_weight(&e, 0, x, v2(THR_FREE_SPEED, 0.0f)) == 0);
   CHECK(thr_agent_crowd_weight(&e, 0, x, v2(0.67f, 0.0f)) == 8);
   CHECK(thr_agent_crowd_weight(&e, 0, x, v2(-3.0f, 0.0f)) == 2 * THR_CROWD_QUANTA);
   CHECK(thr_agent_crowd_weight(&e, 0, x, v2(0.0f, 1.0f)) == THR_CROWD_QUANTA); /* across: no progress */

@@ -49,6 +49,10 @@ int thr_route_engine_init(thr_route_engine *e, const thr_route_setup *rs) {
     return -1;
   }
   for (size_t c = 0; c < cells; ++c) e->label[c] = -1;
+  /* per cell: base_cost, cost, t_next (float); walk_box, box_rows, box_sums, label, l_next and the
+   * counts (int32); fixed (a byte); per tile: active, changed and the list */
+  e->bytes = cells * (3 * sizeof(float) + (5 + (size_t)rs->n_counts) * sizeof(int32_t) + 1) +
+             (size_t)e->tiles * (2 + sizeof *e->list);
   e->labelled_field = -1;
   for (size_t d = 0; d < nd; ++d)
     if (rs->labelled[d]) e->labelled_field = rs->field[d];

@@ -32,6 +32,7 @@ typedef struct thr_route_engine {
   int *list;                   /* [tiles] the active tiles, in index order */
   float *offset;               /* [n_exits] the exits' offsets in the last solve */
   int labelled_field;          /* the world field holding the exits' basins, -1: none */
+  size_t bytes;                /* what the arrays above take */
 } thr_route_engine;
 
 /* Copy the setup; 0, or -1 out of memory. */
