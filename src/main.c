@@ -21,6 +21,7 @@
 #include "io/schema.h"
 #include "io/trajectory.h"
 #include "io/yamltree.h"
+#include "kernels/pass_list.h"
 #include "insitu/insitu.h"
 #include "run.h"
 
@@ -318,6 +319,25 @@ static void print_routing_cost(const thr_routing *r, const thr_world *w, const t
          1e3 * sec / (double)r->every);
 }
 
+/* What each agent costs in fields: the groups this run stores and those
+ * it does not (decision 0014). */
+static void print_field_bytes(const thr_params *prm) {
+  thr_field_mask absent = thr_fields_absent(prm);
+  printf("  fields     %zu bytes per agent stored (", thr_fields_bytes(~absent));
+  const char *sep = "";
+  for (int g = 0; g < THR_GROUP_COUNT; ++g) {
+    thr_field_mask m = thr_fields_of_group(g);
+    if (m & ~absent) printf("%s%s %zu", sep, thr_field_group_name(g), thr_fields_bytes(m)), sep = ", ";
+  }
+  printf(")");
+  sep = "; not stored in this run: ";
+  for (int g = 0; g < THR_GROUP_COUNT; ++g) {
+    thr_field_mask m = thr_fields_of_group(g);
+    if (m & absent) printf("%s%s %zu", sep, thr_field_group_name(g), thr_fields_bytes(m)), sep = ", ";
+  }
+  printf("\n");
+}
+
 static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_params *p, long total) {
   char path[sizeof sc->path * 4];
   snprintf(path, sizeof path, "%s", sc->path);
@@ -503,6 +523,7 @@ static int cmd_check(const cli *c) {
       printf("  routes     %d distance field(s) of %d x %d cells: %.3g MB on every rank (computed in %.2f s)\n",
              w.n_fields, w.fnx, w.fny, (double)thr_routes_bytes(&w) / 1e6, t_routes);
     print_routing_cost(&routing, &w, &prm);
+    print_field_bytes(&prm);
     printf("ok\n");
   }
   thr_routing_free(&routing);

@@ -2,6 +2,7 @@
 
 #include "goal.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,20 +14,28 @@
 /* The scalar type of a field's 32-bit components. */
 #define THR_SCALAR_KIND(type) \
   _Generic((type){0}, float: 'f', thr_vec2: 'f', int32_t: 'i', uint32_t: 'u', default: 'u')
+#define THR_BLANK_WORD_ZERO 0u
+#define THR_BLANK_WORD_MINUS1 0xffffffffu
+#define THR_BLANK_WORD_NONE ((uint32_t)THR_GOALSET_NONE)
 
 const thr_field_info thr_field_table[THR_F_COUNT] = {
-#define THR_X(NAME, member, type, life, ghost, doc) \
+#define THR_X(NAME, member, type, life, ghost, group, blank, doc) \
   {#member, sizeof(type), THR_IS_STATE_##life, THR_IS_STATE_##life && THR_IS_GHOST_##ghost, doc,                  \
-   THR_SCALAR_KIND(type)},
+   THR_SCALAR_KIND(type), THR_GROUP_##group, THR_BLANK_WORD_##blank},
     THR_AGENT_FIELDS(THR_X)
 #undef THR_X
 };
 
 static const size_t field_offset[THR_F_COUNT] = {
-#define THR_X(NAME, member, type, life, ghost, doc) offsetof(thr_agents, member),
+#define THR_X(NAME, member, type, life, ghost, group, blank, doc) offsetof(thr_agents, member),
     THR_AGENT_FIELDS(THR_X)
 #undef THR_X
 };
+
+const char *thr_field_group_name(int group) {
+  static const char *const names[THR_GROUP_COUNT] = {"CORE", "FORMATION", "DIM3", "ORCA"};
+  return group >= 0 && group < THR_GROUP_COUNT ? names[group] : "?";
+}
 
 size_t thr_fields_bytes(thr_field_mask mask) {
   size_t bytes = 0;
@@ -44,6 +53,21 @@ size_t thr_agents_max_elem(void) {
 
 void thr_agents_init(thr_agents *a) { memset(a, 0, sizeof *a); }
 
+void thr_agents_init_without(thr_agents *a, thr_field_mask absent) {
+  thr_agents_init(a);
+  a->absent = absent;
+}
+
+void thr_field_fill_blank(void *base, int f, size_t from, size_t n) {
+  size_t words = thr_field_table[f].elem / sizeof(uint32_t);
+  uint32_t w = thr_field_table[f].blank, *q = (uint32_t *)base + from * words;
+  if (w == 0) {
+    memset(q, 0, n * words * sizeof *q);
+    return;
+  }
+  for (size_t k = 0; k < n * words; ++k) q[k] = w;
+}
+
 void **thr_agents_field(thr_agents *a, int f, size_t *elem) {
   if (elem) *elem = thr_field_table[f].elem;
   return (void **)((char *)a + field_offset[f]);
@@ -59,6 +83,7 @@ int thr_agents_reserve(thr_agents *a, size_t cap) {
   size_t want = a->cap ? a->cap : 64;
   while (want < cap) want *= 2;
   for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (a->absent & ((thr_field_mask)1 << f)) continue;
     size_t elem;
     void **ptr = thr_agents_field(a, f, &elem);
     void *q = realloc(*ptr, want * elem);
@@ -70,14 +95,28 @@ int thr_agents_reserve(thr_agents *a, size_t cap) {
 }
 
 void thr_agent_rec_blank(thr_agent_rec *r) {
-  memset(r, 0, sizeof *r);
-  r->goal_set = THR_GOALSET_NONE;
-  r->route = r->stage = r->slot = r->journey = -1;
-  r->formation = -1; /* core/formations.c attaches agents to formations */
+#define THR_X(NAME, member, type, life, ghost, group, blank, doc) THR_IF_STATE_##life(THR_BLANK_SET_##blank(r->member);)
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
 }
+
+/* Does every field the store keeps no array for hold its blank value in r
+ * (else the store would drop it)? */
+#ifndef NDEBUG
+static int rec_fits(const thr_agents *a, const thr_agent_rec *r) {
+  thr_agent_rec b;
+  thr_agent_rec_blank(&b);
+#define THR_X(NAME, member, type, life, ghost, group, blank, doc) \
+  THR_IF_STATE_##life(if (!a->member && memcmp(&r->member, &b.member, sizeof b.member)) return 0;)
+  THR_AGENT_FIELDS(THR_X)
+#undef THR_X
+  return 1;
+}
+#endif
 
 int thr_agents_push(thr_agents *a, const thr_agent_rec *r) {
   if (thr_agents_reserve(a, a->n + 1)) return -1;
+  assert(rec_fits(a, r)); /* a field of a group the run was not given (thr_fields_absent) */
   thr_agent_store(a, a->n, r);
   a->n++;
   return 0;
@@ -89,6 +128,7 @@ void thr_agents_permute(thr_agents *a, const int *perm, size_t n, void *scratch)
     if (!thr_field_table[f].state) continue;
     size_t elem;
     char *base = *(char **)thr_agents_field(a, f, &elem);
+    if (!base) continue; /* not stored: blank everywhere */
     char *tmp = scratch;
     long nn = (long)n;
 #pragma omp parallel for schedule(static)
@@ -104,7 +144,11 @@ int thr_agents_copy(thr_agents *dst, const thr_agents *src, size_t n) {
     size_t elem;
     void *d = *thr_agents_field(dst, f, &elem);
     const void *s = *thr_agents_field((thr_agents *)src, f, NULL);
-    if (n) memcpy(d, s, n * elem);
+    if (!n || !d) continue;
+    if (s)
+      memcpy(d, s, n * elem);
+    else
+      thr_field_fill_blank(d, f, 0, n);
   }
   dst->n = n;
   dst->n_owned = n < src->n_owned ? n : src->n_owned;

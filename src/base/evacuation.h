@@ -5,6 +5,8 @@
 #ifndef THRONG_EVACUATION_H
 #define THRONG_EVACUATION_H
 
+#include <stdint.h>
+
 #include "vec2.h"
 
 /* Polygons as vertex chains. Ring r has the vertices verts[ring_first[r] ..
@@ -64,7 +66,7 @@ typedef struct thr_stage_def {
   float duration;    /* waiting: seconds each agent waits after taking its slot */
 } thr_stage_def;
 
-/* A stage as the step sees it (the world holds them; kernels/evac.h reads
+/* A stage as the step sees it (the world holds them; kernels/evac_agent.h reads
  * them). */
 typedef struct thr_stage_view {
   int kind;       /* enum thr_stage_kind */
@@ -117,5 +119,11 @@ typedef struct thr_measure_line {
   int line;
   thr_vec2 a, b;
 } thr_measure_line;
+
+/* New stage, route and slot of agent `id`. */
+typedef struct thr_stage_assign {
+  uint32_t id;
+  int32_t stage, route, slot;
+} thr_stage_assign;
 
 #endif

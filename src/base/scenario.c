@@ -44,3 +44,10 @@ void thr_scenario_free(thr_scenario *sc) {
   free(sc->formations);
   memset(sc, 0, sizeof *sc);
 }
+
+float thr_scenario_max_radius(const thr_scenario *sc) {
+  float r = 0.0f;
+  for (int b = 0; b < sc->n_blocks; ++b)
+    if (sc->blocks[b].radius_max > r) r = sc->blocks[b].radius_max;
+  return r;
+}

@@ -187,6 +187,8 @@ typedef struct thr_scenario {
   int catalyst_every;    /* hand the state to Catalyst every K steps */
 } thr_scenario;
 
+/* Largest agent radius any block can draw. */
+float thr_scenario_max_radius(const thr_scenario *sc);
 void thr_scenario_free(thr_scenario *sc);
 void thr_polyset_free(thr_polyset *p);
 

@@ -3,7 +3,7 @@
  * slots), and fast marching from a mask to the travel distance of every
  * cell. Host only, and deterministic: every rank computes the same fields
  * from the same scenario. Kernels read a field through thr_navfield_view
- * (kernels/navfield.h). */
+ * (kernels/field_sample.h). */
 #ifndef THRONG_BEHAVIOR_NAVFIELD_H
 #define THRONG_BEHAVIOR_NAVFIELD_H
 
@@ -14,7 +14,7 @@
 #include "base/vec2.h"
 #include "base/world.h"
 #include "kernels/eikonal.h"
-#include "kernels/navfield.h"
+#include "kernels/field_sample.h"
 
 /* Largest grid thr_navgrid_init accepts (cells). */
 #define THR_NAVGRID_MAX_CELLS 2.0e8

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "kernels/cpu/route_engine.h"
-#include "kernels/evac.h"
+#include "kernels/evac_agent.h"
 #include "routes.h"
 
 int thr_routing_setup(thr_routing *r, thr_backend *b) {

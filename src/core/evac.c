@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "decomp/decomp.h"
-#include "kernels/evac.h"
+#include "kernels/evac_agent.h"
 #include "kernels/rng.h"
 #include "populate.h"
 

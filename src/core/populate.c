@@ -29,13 +29,6 @@ enum {
   STREAM_NORMAL_U = 25,  /* + 8 * (which value) */
 };
 
-float thr_scenario_max_radius(const thr_scenario *sc) {
-  float r = 0.0f;
-  for (int b = 0; b < sc->n_blocks; ++b)
-    if (sc->blocks[b].radius_max > r) r = sc->blocks[b].radius_max;
-  return r;
-}
-
 static void block_error(const thr_scenario *sc, int b, char *err, size_t errlen, const char *what) {
   snprintf(err, errlen, "%s:%d: agents[%d] ('%s'): %s", sc->path, sc->blocks[b].line, b, sc->blocks[b].name,
            what);

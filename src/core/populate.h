@@ -12,9 +12,6 @@
 /* The most agents a scenario may hold: ids are 32-bit. */
 #define THR_MAX_AGENTS 4294967295L
 
-/* Largest agent radius any block can draw. */
-float thr_scenario_max_radius(const thr_scenario *sc);
-
 /* Total agent count of the scenario without creating them or enumerating
  * positions (O(rows) per block): every size is checked against
  * THR_MAX_AGENTS before it becomes an integer. -1 when a block cannot be

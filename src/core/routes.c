@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "behavior/navfield.h"
-#include "populate.h"
 
 /* Speed of the band within the clearance of a wall (docs/routing.md). */
 #define SLOW_BAND 0.1f

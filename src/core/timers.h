@@ -4,7 +4,7 @@
 #ifndef THRONG_TIMERS_H
 #define THRONG_TIMERS_H
 
-#include "kernels/pass_table.h"
+#include "kernels/pass_list.h"
 
 enum thr_phase {
   THR_PHASE_PREDICT,

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include "base/geometry.h"
-#include "core/populate.h"
 #include "schema.h"
 #include "wkt.h"
 #include "yamltree.h"

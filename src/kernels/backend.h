@@ -20,9 +20,9 @@
 #include "base/params.h"
 #include "base/world.h"
 #include "eikonal.h"
-#include "evac.h"
 #include "pass_parts.h"
-#include "pass_table.h"
+#include "pass_list.h"
+#include "quanta.h"
 
 /* Partial step metrics of the owned agents (reduced over ranks by core). */
 typedef struct thr_metrics_partial {
@@ -93,6 +93,7 @@ typedef struct thr_route_setup {
 
 typedef struct thr_backend thr_backend;
 struct thr_backend_comm_ops;
+struct thr_formation_state; /* kernels/formation.h */
 
 typedef struct thr_backend_ops {
   const char *name;
@@ -120,7 +121,7 @@ typedef struct thr_backend_ops {
 
   /* The formations' state of the coming step (n of them; the same on every
    * rank), before predict; kept until the next call. */
-  int (*set_formations)(thr_backend *b, const thr_formation_state *st, int n);
+  int (*set_formations)(thr_backend *b, const struct thr_formation_state *st, int n);
 
   /* The step, in driver order (docs/architecture.md). */
   void (*predict)(thr_backend *b, float time); /* plan, blend, x* (owned); time: the step's start [s] */

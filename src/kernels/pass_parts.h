@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "base/agents.h"
-#include "pass_table.h"
+#include "pass_list.h"
 
 enum { THR_PART_ALL = 0, THR_PART_INTERIOR = 1, THR_PART_BOUNDARY = 2 };
 

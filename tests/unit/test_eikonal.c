@@ -6,7 +6,7 @@
 #include "behavior/navfield.h"
 #include "check.h"
 #include "kernels/cpu/route_engine.h"
-#include "kernels/evac.h"
+#include "kernels/evac_agent.h"
 
 #ifdef _OPENMP
 #include <omp.h>

@@ -1,5 +1,5 @@
 /* Distance fields (behavior/navfield.c) and their sampling
- * (kernels/navfield.h): accuracy against exact distances, walls, holes,
+ * (kernels/field_sample.h): accuracy against exact distances, walls, holes,
  * unreachable places, the clearance band, targets, determinism, limits. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <time.h>

@@ -9,6 +9,7 @@
 #include "route_engine.h"
 #include "kernels/backend_comm.h"
 #include "kernels/context.h"
+#include "kernels/pass_table.h"
 #include "kernels/step_lists.h"
 
 typedef struct cpu_state {
@@ -110,6 +111,7 @@ static int cpu_set_world(thr_backend *b, const thr_world *w, const thr_params *p
   s->base.ev.time = time;
   s->base.forms = s->forms; /* set_formations' table outlives a new window */
   s->world = w;
+  if (!s->a.cap) s->a.absent = thr_fields_absent(prm); /* before the first agents arrive */
   s->evac = thr_world_has_evacuation(w);
   s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;
   free(s->offset);
@@ -166,7 +168,12 @@ static int cpu_copy_out(thr_backend *b, thr_agents *all, thr_field_mask mask) {
     if (!(mask & ((thr_field_mask)1 << f))) continue;
     size_t elem;
     const void *src = *thr_agents_field(&s->a, f, &elem);
-    if (s->a.n) memcpy(*thr_agents_field(all, f, NULL), src, s->a.n * elem);
+    void *dst = *thr_agents_field(all, f, NULL);
+    if (!s->a.n || !dst) continue;
+    if (src)
+      memcpy(dst, src, s->a.n * elem);
+    else
+      thr_field_fill_blank(dst, f, 0, s->a.n);
   }
   all->n = s->a.n;
   all->n_owned = s->a.n_owned;

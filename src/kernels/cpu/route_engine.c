@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels/evac.h"
+#include "kernels/evac_agent.h"
 
 static void *dup_array(const void *p, size_t n, size_t elem) {
   void *q = malloc((n ? n : 1) * elem);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernels/backend.h"
+#include "kernels/evac_agent.h"
 
 typedef struct thr_route_engine {
   thr_route_setup rs;          /* the setup; its arrays copied below */

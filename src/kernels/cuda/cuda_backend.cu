@@ -42,6 +42,7 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
   free_world(s);
   float time = s->base.ev.time; /* predict's; a re-partition comes later in the step */
   s->base = thr_ctx_static(w, prm);
+  if (!s->a.cap) s->a.absent = thr_fields_absent(prm); /* before the first agents arrive */
   s->max_radius = w->max_radius;
   s->ncell = (size_t)w->window.nx * (size_t)w->window.ny;
   s->n_obstacles = w->n_obstacles;

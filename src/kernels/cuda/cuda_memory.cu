@@ -37,20 +37,26 @@ static void **scratch_ptr(cuda_state *s, int k, size_t *elem) {
   }
 }
 
+/* The altitude scratch arrays only where the run stores altitudes. */
+static int scratch_kept(const cuda_state *s, int k) {
+  return !((k == 5 || k == 6) && (s->a.absent & THR_FIELD_BIT(Z)));
+}
+
 /* Scratch arrays for every field size (called once, at creation). */
 void thr_cuda_plan_scratch(cuda_state *s) {
-  for (int f = 0; f < THR_F_COUNT; ++f) scratch_for(s, thr_field_table[f].elem);
+  for (int f = 0; f < THR_F_COUNT; ++f)
+    if (!(s->a.absent & ((thr_field_mask)1 << f))) scratch_for(s, thr_field_table[f].elem);
   s->n_scratch = N_FIXED;
   while (s->n_scratch - N_FIXED < THR_CUDA_WIDE_SIZES && s->wide_elem[s->n_scratch - N_FIXED]) s->n_scratch++;
 }
 
 size_t thr_cuda_bytes_per_agent(const cuda_state *s) {
   size_t bytes = 0;
-  for (int f = 0; f < THR_F_COUNT; ++f) bytes += thr_field_table[f].elem;
+  bytes += thr_fields_bytes(~s->a.absent);
   for (int k = 0; k < s->n_scratch; ++k) {
     size_t elem;
     scratch_ptr((cuda_state *)s, k, &elem);
-    bytes += elem;
+    if (scratch_kept(s, k)) bytes += elem;
   }
   return bytes;
 }
@@ -74,6 +80,7 @@ int thr_cuda_reserve(cuda_state *s, size_t cap) {
   if (want < cap) want = cap;
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
   for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (s->a.absent & ((thr_field_mask)1 << f)) continue;
     size_t elem;
     void **ptr = thr_agents_field(&s->a, f, &elem);
     if (grow(s, ptr, elem, want, s->a.n)) goto out_of_memory;
@@ -81,7 +88,7 @@ int thr_cuda_reserve(cuda_state *s, size_t cap) {
   for (int k = 0; k < s->n_scratch; ++k) {
     size_t elem;
     void **ptr = scratch_ptr(s, k, &elem);
-    if (grow(s, ptr, elem, want, s->a.n)) goto out_of_memory;
+    if (scratch_kept(s, k) && grow(s, ptr, elem, want, s->a.n)) goto out_of_memory;
   }
   s->a.cap = want;
   return 0;
@@ -96,7 +103,7 @@ void thr_cuda_free_agents(cuda_state *s) {
     size_t elem;
     cudaFree(*scratch_ptr(s, k, &elem));
   }
-  memset(&s->a, 0, sizeof s->a);
+  thr_agents_init_without(&s->a, s->a.absent);
 }
 
 void *thr_cuda_stage(cuda_state *s, size_t bytes) {
@@ -159,15 +166,14 @@ void thr_cuda_gather(cuda_state *s, void *dst, const void *src, const int *idx, 
 }
 
 /* Agents [0, n): new slot k receives old agent perm[k], every STATE field
- * but those the scenario never sets (thr_fields_idle: in 2D the 3D fields,
- * all 0, were 1.5 % of a 2D step at 10^7 agents).
+ * the run stores (thr_fields_absent: gathering the 3D fields of a 2D run,
+ * all 0, was 1.5 % of a 2D step at 10^7 agents).
  * The gathered array swaps places with the scratch array of its size. */
 void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n) {
   if (n == 0) return;
-  thr_field_mask idle = thr_fields_idle(&s->base.prm);
   for (int f = 0; f < THR_F_COUNT; ++f) {
     if (!thr_field_table[f].state) continue;
-    if (idle & ((thr_field_mask)1 << f)) continue;
+    if (s->a.absent & ((thr_field_mask)1 << f)) continue;
     size_t elem;
     void **ptr = thr_agents_field(&s->a, f, &elem);
     void **tmp = scratch_for(s, elem);

@@ -11,6 +11,7 @@
 extern "C" {
 #include "kernels/backend_comm.h"
 #include "kernels/context.h"
+#include "kernels/pass_table.h"
 #include "kernels/pass_parts.h"
 #include "kernels/step_lists.h"
 }

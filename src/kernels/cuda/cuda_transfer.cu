@@ -5,6 +5,16 @@
 
 #include "cuda_state.cuh"
 
+/* Field f of n agents from the device array d (NULL: a field this run does
+ * not store) into the host array h (NULL: one the host store does not keep). */
+static void copy_to_host(cuda_state *s, void *h, const void *d, int f, size_t n) {
+  if (!n || !h) return;
+  if (d)
+    CUDA_CHECK(cudaMemcpy(h, d, n * thr_field_table[f].elem, cudaMemcpyDeviceToHost));
+  else
+    thr_field_fill_blank(h, f, 0, n);
+}
+
 int thr_cuda_upload_owned(cuda_state *s, const thr_agents *owned) {
   size_t n = owned->n_owned;
   if (thr_cuda_reserve(s, n ? n : 1)) return -1;
@@ -13,7 +23,7 @@ int thr_cuda_upload_owned(cuda_state *s, const thr_agents *owned) {
     size_t elem;
     void *d = *thr_agents_field(&s->a, f, &elem);
     const void *h = *thr_agents_field((thr_agents *)owned, f, NULL);
-    if (n) CUDA_CHECK(cudaMemcpy(d, h, n * elem, cudaMemcpyHostToDevice));
+    if (n && d) CUDA_CHECK(cudaMemcpy(d, h, n * elem, cudaMemcpyHostToDevice)); /* absent: blank (agent_fields.h) */
   }
   s->a.n = s->a.n_owned = n;
   s->order_is_identity = 0;
@@ -29,7 +39,7 @@ int thr_cuda_download_owned(cuda_state *s, thr_agents *owned) {
     size_t elem;
     const void *d = *thr_agents_field(&s->a, f, &elem);
     void *h = *thr_agents_field(owned, f, NULL);
-    if (n) CUDA_CHECK(cudaMemcpy(h, d, n * elem, cudaMemcpyDeviceToHost));
+    copy_to_host(s, h, d, f, n);
   }
   owned->n = owned->n_owned = n;
   return 0;
@@ -43,7 +53,7 @@ int thr_cuda_copy_out(cuda_state *s, thr_agents *all, thr_field_mask mask) {
     if (!(mask & ((thr_field_mask)1 << f))) continue;
     size_t elem;
     const void *d = *thr_agents_field(&s->a, f, &elem);
-    if (n) CUDA_CHECK(cudaMemcpy(*thr_agents_field(all, f, NULL), d, n * elem, cudaMemcpyDeviceToHost));
+    copy_to_host(s, *thr_agents_field(all, f, NULL), d, f, n);
   }
   all->n = n;
   all->n_owned = s->a.n_owned;
@@ -54,6 +64,7 @@ int thr_cuda_copy_out(cuda_state *s, thr_agents *all, thr_field_mask mask) {
  * page-locked buffer, asynchronously on the stream (ordered after the step
  * that wrote them, and before the next step rewrites them). */
 int thr_cuda_view_begin(cuda_state *s, thr_field_mask mask) {
+  mask &= ~s->a.absent; /* a view of a field the run does not store leaves it NULL */
   size_t n = s->a.n_owned, bytes = thr_fields_bytes(mask) * n;
   if (!s->view_event) CUDA_CHECK(cudaEventCreateWithFlags(&s->view_event, cudaEventDisableTiming));
   if (bytes > s->h_view_cap) {

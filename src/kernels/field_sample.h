@@ -3,8 +3,8 @@
  * kernels: the value at a position and the direction of steepest descent.
  * Plain float arithmetic only (+, -, *, /, sqrtf, floorf), so both backends
  * get the same bits for the same inputs. docs/routing.md has the model. */
-#ifndef THRONG_KERNELS_NAVFIELD_H
-#define THRONG_KERNELS_NAVFIELD_H
+#ifndef THRONG_KERNELS_FIELD_SAMPLE_H
+#define THRONG_KERNELS_FIELD_SAMPLE_H
 
 #include <math.h>
 #include "base/grid.h"

@@ -1,11 +1,11 @@
 /* Evacuation physics-side of an agent, shared by both backends: which exit
  * holds it, where its route leads (the distance fields of
- * kernels/navfield.h), when it has reached its stage, and which
+ * kernels/field_sample.h), when it has reached its stage, and which
  * measurement lines its step crossed. The host side (stage bookkeeping,
  * sources, records) is core/evac.c; the model is
  * docs/decisions/0003-evacuation.md. */
-#ifndef THRONG_EVAC_H
-#define THRONG_EVAC_H
+#ifndef THRONG_KERNELS_EVAC_AGENT_H
+#define THRONG_KERNELS_EVAC_AGENT_H
 
 #include "base/agents.h"
 #include "base/evacuation.h"
@@ -13,7 +13,7 @@
 #include "base/polygon.h"
 #include "base/vec2.h"
 #include "eikonal.h"
-#include "navfield.h"
+#include "field_sample.h"
 #include "physics.h"
 
 /* agent flags (THR_FLAG_AT_GOAL = 1 is the goals' own) */
@@ -49,12 +49,6 @@ typedef struct thr_evac_view {
   int n_lines;
   const thr_vec2 *lines;
 } thr_evac_view;
-
-/* New stage, route and slot of agent `id`. */
-typedef struct thr_stage_assign {
-  uint32_t id;
-  int32_t stage, route, slot;
-} thr_stage_assign;
 
 /* The assignment of agent id in as[0..n) (sorted by id), or -1. */
 THR_HD int thr_find_assign(const thr_stage_assign *as, int n, uint32_t id) {
