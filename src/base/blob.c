@@ -33,10 +33,10 @@ void thr_blob_put_f64(thr_blob *b, double v) { thr_blob_put(b, &v, sizeof v); }
 void thr_blob_get(thr_blob *b, void *p, size_t n) {
   if (b->bad || n > b->n - b->at) {
     b->bad = 1;
-    memset(p, 0, n);
+    if (n) memset(p, 0, n);
     return;
   }
-  memcpy(p, b->data + b->at, n);
+  if (n) memcpy(p, b->data + b->at, n); /* p may be NULL for an empty array */
   b->at += n;
 }
 

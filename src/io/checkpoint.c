@@ -11,6 +11,7 @@
 #include "core/formations.h"
 #include "build_info.h"
 #include "core/evac.h"
+#include "kernels/pass_list.h"
 #include "schema.h"
 
 #define CHECKPOINT_FORMAT "throng checkpoint"
@@ -128,14 +129,17 @@ static hid_t file_type(char kind) {
 
 /* ---- writing ------------------------------------------------------------------------ */
 
-static int write_agents(thr_h5 *h, const thr_agents *mine, uint64_t *checksum) {
+/* The STATE fields of every agent, but those the run does not store
+ * (absent: decision 0014, all blank). The checksum covers every STATE field,
+ * blank ones included, as the reader fills them in. */
+static int write_agents(thr_h5 *h, const thr_agents *mine, thr_field_mask absent, uint64_t *checksum) {
   if (thr_h5_group(h, "agents")) return -1;
   uint64_t total = mine->n_owned;
   if (h->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_UINT64_T, MPI_SUM, h->comm);
   hsize_t chunk = total < 1 ? 1 : total > (1 << 16) ? (1 << 16) : total; /* chunks are allocated whole */
   for (int f = 0; f < THR_F_COUNT; ++f) {
     const thr_field_info *fi = &thr_field_table[f];
-    if (!fi->state) continue;
+    if (!fi->state || (absent & ((thr_field_mask)1 << f))) continue;
     char name[96];
     snprintf(name, sizeof name, "agents/%s", fi->name);
     int cols = fi->elem / 4 > 1 ? (int)(fi->elem / 4) : 0;
@@ -239,7 +243,7 @@ int thr_checkpoint_write(const char *path, thr_sim *s, const thr_scenario *sc, t
     return -1;
   }
   uint64_t checksum = 0;
-  rc = write_agents(&h, &mine, &checksum);
+  rc = write_agents(&h, &mine, thr_fields_absent(&sc->prm), &checksum);
   thr_agents_free(&mine);
   const char *build = THRONG_BUILD_TYPE " " THRONG_C_COMPILER " cuda:" THRONG_FEATURE_CUDA
                       " strict-fp:" THRONG_FEATURE_STRICT_FP;
@@ -275,6 +279,7 @@ struct thr_checkpoint {
   long step, agents;
   double agent_steps;
   uint64_t checksum;
+  thr_field_mask absent; /* fields the run does not store (may be missing from the file) */
 };
 
 /* A numeric attribute as `type` into v; -1 when absent or unreadable. */
@@ -415,6 +420,7 @@ int thr_checkpoint_open(thr_checkpoint **out, const char *path, const thr_scenar
       rc = -1;
     }
     if (!rc) rc = check_fits(c, sc, err, errlen);
+    c->absent = thr_fields_absent(&sc->prm);
   }
   /* every rank reads the same file and so decides the same; the lowest
    * failing rank's message is the one said */
@@ -431,6 +437,13 @@ int thr_checkpoint_open(thr_checkpoint **out, const char *path, const thr_scenar
 }
 
 long thr_checkpoint_step(const thr_checkpoint *c) { return c->step; }
+
+/* Does the file hold /agents/<field f>? */
+static int has_field(hid_t file, int f) {
+  char name[96];
+  snprintf(name, sizeof name, "agents/%s", thr_field_table[f].name);
+  return H5Lexists(file, name, H5P_DEFAULT) > 0;
+}
 
 /* Rows [at, at + n) of /agents/<field f> into a's field array. */
 static int read_field_rows(hid_t file, int f, hsize_t at, hsize_t n, thr_agents *a) {
@@ -467,14 +480,20 @@ static int fill_agents(void *user, thr_keep_fn keep, void *k, thr_agents *owned,
   if (rc) snprintf(err, errlen, "out of memory reading %s", c->path);
   for (hsize_t at = 0; at < total && !rc; at += block) {
     hsize_t n = total - at < block ? total - at : block;
-    for (int f = 0; f < THR_F_COUNT && !rc; ++f)
-      if (thr_field_table[f].state && read_field_rows(c->file, f, at, n, &buf)) {
+    for (int f = 0; f < THR_F_COUNT && !rc; ++f) {
+      if (!thr_field_table[f].state) continue;
+      if ((c->absent & ((thr_field_mask)1 << f)) && !has_field(c->file, f)) {
+        thr_field_fill_blank(*thr_agents_field(&buf, f, NULL), f, 0, (size_t)n); /* not written: blank */
+        continue;
+      }
+      if (read_field_rows(c->file, f, at, n, &buf)) {
         char why[400];
         thr_h5_reason(why, sizeof why);
         snprintf(err, errlen, "%s: a damaged checkpoint: cannot read agents/%s rows %llu-%llu (%s)", c->path,
                  thr_field_table[f].name, (unsigned long long)at, (unsigned long long)(at + n), why);
         rc = -1;
       }
+    }
     if (rc) break;
     sum += agents_checksum(&buf, (size_t)n);
     for (size_t i = 0; i < (size_t)n; ++i) {
