@@ -10,6 +10,13 @@
 #define THR_IS_STATE_STEP 0
 #define THR_IS_GHOST_GHOST 1
 #define THR_IS_GHOST_OWNED 0
+/* offsetof where the record has the member, else a constant (never used) */
+#define THR_REC_OFFSET_STATE(rec, member) (long)offsetof(rec, member)
+#define THR_REC_OFFSET_STEP(rec, member) -1L
+#define THR_GHOST_OFFSET_STATE_GHOST(member) (long)offsetof(thr_ghost_rec, member)
+#define THR_GHOST_OFFSET_STATE_OWNED(member) -1L
+#define THR_GHOST_OFFSET_STEP_GHOST(member) -1L
+#define THR_GHOST_OFFSET_STEP_OWNED(member) -1L
 
 /* The scalar type of a field's 32-bit components. */
 #define THR_SCALAR_KIND(type) \
@@ -36,6 +43,20 @@ const char *thr_field_group_name(int group) {
   static const char *const names[THR_GROUP_COUNT] = {"CORE", "FORMATION", "DIM3", "ORCA"};
   return group >= 0 && group < THR_GROUP_COUNT ? names[group] : "?";
 }
+
+const long thr_rec_offset[THR_F_COUNT] = {
+#define THR_X(NAME, member, type, life, ghost, group, blank, doc) \
+  THR_IS_STATE_##life ? THR_REC_OFFSET_##life(thr_agent_rec, member) : -1,
+    THR_AGENT_FIELDS(THR_X)
+#undef THR_X
+};
+
+const long thr_ghost_rec_offset[THR_F_COUNT] = {
+#define THR_X(NAME, member, type, life, ghost, group, blank, doc) \
+  THR_IS_STATE_##life && THR_IS_GHOST_##ghost ? THR_GHOST_OFFSET_##life##_##ghost(member) : -1,
+    THR_AGENT_FIELDS(THR_X)
+#undef THR_X
+};
 
 size_t thr_fields_bytes(thr_field_mask mask) {
   size_t bytes = 0;

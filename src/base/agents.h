@@ -107,6 +107,9 @@ extern const thr_field_info thr_field_table[THR_F_COUNT];
 
 /* A group's name as agent_fields.h spells it ("CORE", "DIM3", ...). */
 const char *thr_field_group_name(int group);
+/* Where field f lies in a full record (thr_agent_rec) and in a ghost
+ * record (thr_ghost_rec); -1 where the record does not carry it. */
+extern const long thr_rec_offset[THR_F_COUNT], thr_ghost_rec_offset[THR_F_COUNT];
 /* Bytes per agent of the fields in mask. */
 size_t thr_fields_bytes(thr_field_mask mask);
 /* Agents [from, from + n) of field f's array `base` get the field's blank value. */

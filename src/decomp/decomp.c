@@ -114,8 +114,33 @@ static int make_type(size_t bytes, MPI_Datatype *t) {
   return MPI_Type_commit(t) == MPI_SUCCESS ? 0 : -1;
 }
 
+/* A record type that carries only the fields the run stores (decision
+ * 0014): the bytes of the absent ones stay home, and the receiving store
+ * drops them anyway. Its extent is the whole record, so arrays of records
+ * go as they are. */
+static int make_record_type(const long *offset, size_t rec_bytes, thr_field_mask absent, MPI_Datatype *t) {
+  int len[THR_F_COUNT];
+  MPI_Aint disp[THR_F_COUNT];
+  MPI_Datatype types[THR_F_COUNT];
+  int n = 0;
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (offset[f] < 0 || (absent & ((thr_field_mask)1 << f))) continue;
+    len[n] = (int)thr_field_table[f].elem;
+    disp[n] = (MPI_Aint)offset[f];
+    types[n++] = MPI_BYTE;
+  }
+  MPI_Datatype s;
+  if (MPI_Type_create_struct(n, len, disp, types, &s) != MPI_SUCCESS) return -1;
+  int rc = MPI_Type_create_resized(s, 0, (MPI_Aint)rec_bytes, t) == MPI_SUCCESS ? 0 : -1;
+  MPI_Type_free(&s);
+  return rc || MPI_Type_commit(t) != MPI_SUCCESS ? -1 : 0;
+}
+
 static int make_types(thr_decomp *d) {
-  if (make_type(sizeof(thr_agent_rec), &d->t_agent) || make_type(sizeof(thr_ghost_rec), &d->t_ghost)) return -1;
+  thr_field_mask absent = thr_fields_absent(d->prm);
+  if (make_record_type(thr_rec_offset, sizeof(thr_agent_rec), absent, &d->t_agent) ||
+      make_record_type(thr_ghost_rec_offset, sizeof(thr_ghost_rec), absent, &d->t_ghost))
+    return -1;
   for (int f = 0; f < THR_F_COUNT; ++f)
     if (make_type(thr_field_table[f].elem, &d->t_field[f])) return -1;
   return 0;
