@@ -18,6 +18,7 @@
 #include "io/checkpoint.h"
 #include "io/config.h"
 #include "io/output.h"
+#include "io/models.h"
 #include "io/schema.h"
 #include "io/trajectory.h"
 #include "io/yamltree.h"
@@ -247,60 +248,6 @@ static int count_only(uint32_t id, thr_vec2 x, void *user) {
   return 0;
 }
 
-/* The PBD model's settings, as `throng check` prints them. */
-static void print_pbd(const thr_scenario *sc, const thr_params *p) {
-  char preset[32];
-  printf("  model      preset %s\n", thr_key_choice(thr_schema_find("model.preset"), sc->preset, preset, sizeof preset));
-  printf("  headway    %s (time gap %g s, min gap %g m, anticipation %g s, width %g, range %g m, sidestep %g m)\n",
-         p->headway_on ? "on" : "off", (double)p->hw_time_gap, (double)p->hw_min_gap, (double)p->hw_anticipation,
-         (double)p->hw_width, (double)p->hw_range, (double)p->hw_sidestep);
-  printf("  solver     %d stability + %d iterations, omega %g, radius scale %g\n", p->stability_iterations,
-         p->solver_iterations, (double)p->omega, (double)p->radius_scale);
-  printf("  contact    %s, friction %s (mu_s %g, mu_k %g)\n", p->contact_on ? "on" : "off",
-         p->friction_on ? "on" : "off", (double)p->mu_static, (double)p->mu_kinetic);
-  char lr_resp[32], av_resp[32];
-  thr_key_choice(thr_schema_find("long_range.response"), p->lr_response, lr_resp, sizeof lr_resp);
-  thr_key_choice(thr_schema_find("avoidance.response"), p->av_response, av_resp, sizeof av_resp);
-  printf("  long range %s (k %g, tau0 %g s, radius %g m, response %s)\n", p->longrange_on ? "on" : "off",
-         (double)p->lr_stiffness, (double)p->lr_tau0, (double)p->lr_radius, lr_resp);
-  printf("  avoidance  %s (k %g, tau0 %g s, radius %g m, response %s)\n", p->avoidance_on ? "on" : "off",
-         (double)p->av_stiffness, (double)p->av_tau0, (double)p->av_radius, av_resp);
-  printf("  walls      %s (stiffness %g)\n", p->walls_on ? "on" : "off", (double)p->wall_stiffness);
-  printf("  xsph       %s (c %g, h %g m)\n", p->xsph_on ? "on" : "off", (double)p->xsph_c, (double)p->xsph_h);
-  printf("  clamps     max speed %g m/s, max acceleration %g m/s^2 (0 = off)\n", (double)p->max_speed,
-         (double)p->max_accel);
-  printf("  blending   alpha %g, arrive radius %g m\n", (double)p->alpha, (double)p->arrive_radius);
-}
-
-/* The ORCA model's settings, forces and behaviour states (docs/orca.md). */
-static void print_orca(const thr_scenario *sc, const thr_params *p) {
-  char push[32], speed[32], sign[32];
-  printf("  model      ORCA (docs/orca.md): neighbours within %g m, the nearest %d, time horizon %g s, "
-         "responsibility %g, max speed %g m/s\n",
-         (double)p->orca_range, p->orca_neighbors, (double)p->orca_horizon, (double)p->orca_share,
-         (double)p->max_speed);
-  if (p->forces_on)
-    printf("  forces     collisions (restitution %g), pushes %s (gain %g 1/s, %s speed), inferred forces handed on "
-           "(k_thresh %g, theta_d %g deg, theta_r %g deg, sign %s)\n",
-           (double)p->restitution, thr_key_choice(thr_schema_find("forces.push"), p->push_mode, push, sizeof push),
-           (double)p->push_gain, thr_key_choice(thr_schema_find("forces.push_speed"), p->push_speed, speed, sizeof speed),
-           (double)p->k_thresh, (double)p->theta_d, (double)p->theta_r,
-           thr_key_choice(thr_schema_find("forces.inferred_sign"), p->inferred_sign, sign, sizeof sign));
-  else
-    printf("  forces     off (pure ORCA)\n");
-  for (int k = 0; k < p->n_bstates; ++k) {
-    const thr_bstate *st = &p->bstates[k];
-    printf("  behavior   %-12s goal %s, speed x%g, neighbours within %g m, time horizon %g s, push %s\n",
-           sc->bstate_names[k],
-           st->goal == THR_STATE_GOAL_KEEP ? "kept" : st->goal == THR_STATE_GOAL_STAND ? "none (stands)"
-           : st->goal == THR_STATE_GOAL_CIRCULATE ? "circulate" : "a goal set",
-           (double)st->speed, (double)st->range, (double)st->horizon,
-           thr_key_choice(thr_schema_find("behaviors.states[].push"), st->push, push, sizeof push));
-  }
-  if (p->n_btrans) printf("  behavior   %d transition(s)\n", p->n_btrans);
-  printf("  goals      arrive radius %g m\n", (double)p->arrive_radius);
-}
-
 /* The cost of the fields that see the crowd (routing.congestion): the
  * engine's memory, one recomputation timed on this host, and that time
  * spread over the steps between recomputations. */
@@ -434,17 +381,7 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
   if (sc->areas.n_polys || sc->n_lines || sc->map_every)
     printf("  measure    %d area(s), %d line(s), maps %s every %d steps (cells of %g m)\n", sc->areas.n_polys,
            sc->n_lines, sc->map_every ? "sampled" : "off:", sc->map_every, (double)sc->map_cell);
-  if (p->model_kind == THR_MODEL_ORCA) {
-    print_orca(sc, p);
-  } else if (p->model_kind == THR_MODEL_POWERLAW) {
-    printf("  model      power law (docs/powerlaw.md): E = k/tau^2 exp(-tau/tau0), k %g m^2/s^2, tau0 %g s, driving "
-           "xi %g s, range %g m, acceleration cap %g m/s^2, speed clamp %g m/s\n",
-           (double)p->pl_k, (double)p->pl_tau0, (double)p->pl_xi, (double)p->pl_range, (double)p->pl_max_accel,
-           (double)p->max_speed);
-    printf("  goals      arrive radius %g m\n", (double)p->arrive_radius);
-  } else {
-    print_pbd(sc, p);
-  }
+  thr_model_of(p->model_kind)->summary(stdout, sc, p);
   printf("  output     %s, trajectory every %d steps, metrics every %d steps\n",
          sc->out_dir[0] ? sc->out_dir : "out/<name>", sc->trajectory_every, sc->metrics_every);
 }

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/geometry.h"
+#include "models.h"
 #include "schema.h"
 #include "wkt.h"
 #include "yamltree.h"
@@ -2596,32 +2597,6 @@ static int check_3d(cfg *c, const thr_ynode *root) {
  * passes switched off (ORCA replaces the stability and solver iterations;
  * its PLAN pass gives x*). In a PBD scenario orca keys other than their
  * defaults are refused (they would change nothing). */
-/* The keys of one model that another model's scenario gives with values
- * other than their defaults (they would change nothing): the first one's
- * section name, or NULL. Spelled-out defaults pass. */
-static const char *foreign_model_keys(const thr_params *prm) {
-  thr_params d;
-  thr_params_defaults(&d);
-  if (prm->model_kind != THR_MODEL_ORCA) {
-    if (prm->orca_range != d.orca_range || prm->orca_neighbors != d.orca_neighbors ||
-        prm->orca_horizon != d.orca_horizon || prm->orca_share != d.orca_share ||
-        prm->orca_horizon_obst != d.orca_horizon_obst)
-      return "orca";
-    if (prm->forces_on != d.forces_on || prm->restitution != d.restitution || prm->push_mode != d.push_mode ||
-        prm->push_gain != d.push_gain || prm->push_speed != d.push_speed || prm->slow_speed != d.slow_speed ||
-        prm->slow_time != d.slow_time || prm->k_thresh != d.k_thresh || prm->theta_d != d.theta_d ||
-        prm->theta_r != d.theta_r || prm->interact_margin != d.interact_margin ||
-        prm->contact_margin != d.contact_margin || prm->inferred_sign != d.inferred_sign)
-      return "forces";
-    if (prm->n_bstates) return "behaviors";
-  }
-  if (prm->model_kind != THR_MODEL_POWERLAW &&
-      (prm->pl_k != d.pl_k || prm->pl_tau0 != d.pl_tau0 || prm->pl_xi != d.pl_xi || prm->pl_range != d.pl_range ||
-       prm->pl_max_accel != d.pl_max_accel))
-    return "powerlaw";
-  return NULL;
-}
-
 /* What the ORCA and power-law models cannot have (the PBD model's sections,
  * stages, journeys, formations, 3D), and the PBD passes they switch off
  * (their PLAN pass gives x*). */
@@ -2651,15 +2626,16 @@ static int set_velocity_model(cfg *c, const thr_ynode *root, const char *kind) {
  * scenario, the other models' keys other than their defaults are refused. */
 static int set_model(cfg *c, const thr_ynode *root) {
   thr_params *prm = &c->sc->prm;
-  static const char *const kinds[] = {"pbd", "orca", "powerlaw"};
-  const char *foreign = foreign_model_keys(prm);
+  const thr_model_desc *owner = NULL, *mine = thr_model_of(prm->model_kind);
+  thr_params defaults;
+  thr_params_defaults(&defaults);
+  const char *foreign = thr_model_foreign_keys(prm, &defaults, &owner);
   if (foreign)
     return fail(c, key_at(root, foreign, NULL), foreign,
-                "applies to model.kind: %s only (this scenario is %s; give model: {kind: %s})",
-                !strcmp(foreign, "powerlaw") ? "powerlaw" : "orca", kinds[prm->model_kind],
-                !strcmp(foreign, "powerlaw") ? "powerlaw" : "orca");
+                "applies to model.kind: %s only (this scenario is %s; give model: {kind: %s})", owner->key, mine->key,
+                owner->key);
   if (prm->model_kind == THR_MODEL_PBD) return 0;
-  if (set_velocity_model(c, root, kinds[prm->model_kind])) return -1;
+  if (set_velocity_model(c, root, mine->key)) return -1;
   if (prm->model_kind == THR_MODEL_POWERLAW) return 0;
   if (!(prm->k_thresh < 1.0f))
     return fail(c, key_at(root, "forces", "k_thresh"), "forces.k_thresh",

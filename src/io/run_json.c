@@ -4,6 +4,7 @@
 
 #include "build_info.h"
 #include "decomp/decomp.h"
+#include "models.h"
 #include "output.h"
 #include "schema.h"
 
@@ -13,7 +14,7 @@ static const char *response_name(const char *key, int value, char buf[32]) {
 }
 
 static void write_params(FILE *f, const thr_params *p) {
-  char lr[32], av[32], plane[32], push[32];
+  char lr[32], av[32], plane[32];
   fprintf(f,
           "  \"parameters\": {\"dt\": %.9g, \"alpha\": %.9g, \"omega\": %.9g, \"stability_iterations\": %d, "
           "\"solver_iterations\": %d, \"radius_scale\": %.9g,\n"
@@ -35,19 +36,7 @@ static void write_params(FILE *f, const thr_params *p) {
           p->av_auto_radius, p->walls_on,
           p->wall_stiffness, p->xsph_on, p->xsph_c, p->xsph_h, p->max_speed, p->max_accel, p->arrive_radius,
           p->cell_size, p->skin);
-  if (p->model_kind == THR_MODEL_ORCA)
-    fprintf(f, "  \"model\": {\"kind\": \"orca\", \"neighbor_dist\": %.9g, \"max_neighbors\": %d, \"time_horizon\": %.9g, "
-               "\"responsibility\": %.9g, \"forces\": %s, \"push\": \"%s\", \"push_gain\": %.9g, \"k_thresh\": %.9g, "
-               "\"behavior_states\": %d, \"behavior_transitions\": %d},\n",
-            p->orca_range, p->orca_neighbors, p->orca_horizon, p->orca_share, p->forces_on ? "true" : "false",
-            response_name("forces.push", p->push_mode, push),
-            p->push_gain, p->k_thresh, p->n_bstates, p->n_btrans);
-  else if (p->model_kind == THR_MODEL_POWERLAW)
-    fprintf(f, "  \"model\": {\"kind\": \"powerlaw\", \"k\": %.9g, \"tau0\": %.9g, \"xi\": %.9g, \"range\": %.9g, "
-               "\"max_accel\": %.9g},\n",
-            p->pl_k, p->pl_tau0, p->pl_xi, p->pl_range, p->pl_max_accel);
-  else
-    fprintf(f, "  \"model\": {\"kind\": \"pbd\"},\n");
+  thr_model_of(p->model_kind)->json(f, p);
   /* 3D scenarios (docs/3d.md): floor and ceiling */
   if (p->dim3)
     fprintf(f, "  \"dimensions\": 3, \"world_z\": {\"min\": %.9g, \"max\": %.9g},\n", p->z_min, p->z_max);

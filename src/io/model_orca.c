@@ -1,0 +1,61 @@
+/* The ORCA model with force constraints (seed paper 002; docs/orca.md):
+ * its summary, run.json object and keys (orca, forces, behaviors). */
+#include "models.h"
+
+#include "schema.h"
+
+/* The ORCA model's settings, forces and behaviour states (docs/orca.md). */
+static void summary(FILE *f, const thr_scenario *sc, const thr_params *p) {
+  char push[32], speed[32], sign[32];
+  fprintf(f, "  model      ORCA (docs/orca.md): neighbours within %g m, the nearest %d, time horizon %g s, "
+         "responsibility %g, max speed %g m/s\n",
+         (double)p->orca_range, p->orca_neighbors, (double)p->orca_horizon, (double)p->orca_share,
+         (double)p->max_speed);
+  if (p->forces_on)
+    fprintf(f, "  forces     collisions (restitution %g), pushes %s (gain %g 1/s, %s speed), inferred forces handed on "
+           "(k_thresh %g, theta_d %g deg, theta_r %g deg, sign %s)\n",
+           (double)p->restitution, thr_key_choice(thr_schema_find("forces.push"), p->push_mode, push, sizeof push),
+           (double)p->push_gain, thr_key_choice(thr_schema_find("forces.push_speed"), p->push_speed, speed, sizeof speed),
+           (double)p->k_thresh, (double)p->theta_d, (double)p->theta_r,
+           thr_key_choice(thr_schema_find("forces.inferred_sign"), p->inferred_sign, sign, sizeof sign));
+  else
+    fprintf(f, "  forces     off (pure ORCA)\n");
+  for (int k = 0; k < p->n_bstates; ++k) {
+    const thr_bstate *st = &p->bstates[k];
+    fprintf(f, "  behavior   %-12s goal %s, speed x%g, neighbours within %g m, time horizon %g s, push %s\n",
+           sc->bstate_names[k],
+           st->goal == THR_STATE_GOAL_KEEP ? "kept" : st->goal == THR_STATE_GOAL_STAND ? "none (stands)"
+           : st->goal == THR_STATE_GOAL_CIRCULATE ? "circulate" : "a goal set",
+           (double)st->speed, (double)st->range, (double)st->horizon,
+           thr_key_choice(thr_schema_find("behaviors.states[].push"), st->push, push, sizeof push));
+  }
+  if (p->n_btrans) fprintf(f, "  behavior   %d transition(s)\n", p->n_btrans);
+  fprintf(f, "  goals      arrive radius %g m\n", (double)p->arrive_radius);
+}
+
+
+static void json(FILE *f, const thr_params *p) {
+  char push[32];
+  fprintf(f, "  \"model\": {\"kind\": \"orca\", \"neighbor_dist\": %.9g, \"max_neighbors\": %d, \"time_horizon\": %.9g, "
+             "\"responsibility\": %.9g, \"forces\": %s, \"push\": \"%s\", \"push_gain\": %.9g, \"k_thresh\": %.9g, "
+             "\"behavior_states\": %d, \"behavior_transitions\": %d},\n",
+          p->orca_range, p->orca_neighbors, p->orca_horizon, p->orca_share, p->forces_on ? "true" : "false",
+          thr_key_choice(thr_schema_find("forces.push"), p->push_mode, push, sizeof push), p->push_gain, p->k_thresh,
+          p->n_bstates, p->n_btrans);
+}
+
+static const char *keys_given(const thr_params *p, const thr_params *d) {
+  if (p->orca_range != d->orca_range || p->orca_neighbors != d->orca_neighbors || p->orca_horizon != d->orca_horizon ||
+      p->orca_share != d->orca_share || p->orca_horizon_obst != d->orca_horizon_obst)
+    return "orca";
+  if (p->forces_on != d->forces_on || p->restitution != d->restitution || p->push_mode != d->push_mode ||
+      p->push_gain != d->push_gain || p->push_speed != d->push_speed || p->slow_speed != d->slow_speed ||
+      p->slow_time != d->slow_time || p->k_thresh != d->k_thresh || p->theta_d != d->theta_d ||
+      p->theta_r != d->theta_r || p->interact_margin != d->interact_margin ||
+      p->contact_margin != d->contact_margin || p->inferred_sign != d->inferred_sign)
+    return "forces";
+  if (p->n_bstates) return "behaviors";
+  return NULL;
+}
+
+const thr_model_desc thr_model_orca = {THR_MODEL_ORCA, "orca", summary, json, keys_given};

@@ -1,0 +1,38 @@
+/* The crowd models as the host sees them (issue 33, decision 0015): one
+ * row per model with what the loader, `throng check` and run.json ask of
+ * it, so that none of them branches on the model kind. A model's rows live
+ * in its own file (io/model_pbd.c, model_orca.c, model_powerlaw.c); this
+ * table lists them in THR_MODEL_* order. */
+#ifndef THRONG_IO_MODELS_H
+#define THRONG_IO_MODELS_H
+
+#include <stdio.h>
+
+#include "base/params.h"
+#include "base/scenario.h"
+
+typedef struct thr_model_desc {
+  int kind;        /* THR_MODEL_* */
+  const char *key; /* its model.kind value */
+  /* `throng check`: the model's lines of the summary */
+  void (*summary)(FILE *f, const thr_scenario *sc, const thr_params *p);
+  /* run.json: the "model" object, one line with its trailing comma */
+  void (*json)(FILE *f, const thr_params *p);
+  /* The section of this model's keys that p gives with values other than
+   * the defaults d, or NULL (another model's scenario may not: they would
+   * change nothing). */
+  const char *(*keys_given)(const thr_params *p, const thr_params *d);
+} thr_model_desc;
+
+extern const thr_model_desc thr_model_pbd, thr_model_orca, thr_model_powerlaw;
+
+/* Every model, in THR_MODEL_* order, and the one of a kind (NULL if none). */
+extern const thr_model_desc *const thr_models[];
+extern const int thr_model_count;
+const thr_model_desc *thr_model_of(int kind);
+
+/* The first model other than p's whose keys p gives with values other than
+ * the defaults d: that section, and the model in *owner; NULL when none. */
+const char *thr_model_foreign_keys(const thr_params *p, const thr_params *d, const thr_model_desc **owner);
+
+#endif
