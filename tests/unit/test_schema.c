@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "io/config.h"
+#include "io/models.h"
 #include "io/schema.h"
 
 #define TOL 1e-6
@@ -454,4 +455,33 @@ THR_TEST(markdown_has_a_row_per_key) {
   CHECK(strstr(text, "| `time.dt` | number > 0 | 1/48 | time step Δt |\n") != NULL);
   CHECK(strstr(text, "| `agents[].semi_axes` | point > 0 | **required** | ellipse: semi-axes (a, b) |\n") != NULL);
   free(text);
+}
+
+/* The model table (io/models.h) and the key model.kind agree: word k of
+ * the key's choices is the model of kind k, and every model has its
+ * summary and run.json object; the first model is the default. */
+THR_TEST(model_kinds_match_the_model_table) {
+  const thr_key *k = thr_schema_find("model.kind");
+  CHECK(k != NULL && k->type == THR_KEY_CHOICE);
+  CHECK(thr_model_count == 3);
+  for (int m = 0; m < thr_model_count; ++m) {
+    char word[32];
+    const thr_model_desc *d = thr_models[m];
+    CHECK(d->kind == m && thr_model_of(m) == d);
+    CHECK(!strcmp(thr_key_choice(k, m, word, sizeof word), d->key));
+    CHECK(d->summary != NULL && d->json != NULL);
+  }
+  CHECK(thr_key_choice(k, thr_model_count, (char[32]){0}, 32)[0] == '\0');
+  CHECK(!strcmp(k->def, thr_models[0]->key));
+  /* another model's keys: a PBD scenario giving orca.neighbor_dist */
+  thr_params p, d;
+  thr_params_defaults(&p);
+  thr_params_defaults(&d);
+  const thr_model_desc *owner = NULL;
+  CHECK(thr_model_foreign_keys(&p, &d, &owner) == NULL);
+  p.orca_range = d.orca_range + 1.0f;
+  const char *s = thr_model_foreign_keys(&p, &d, &owner);
+  CHECK(s && !strcmp(s, "orca") && owner == &thr_model_orca);
+  p.model_kind = THR_MODEL_ORCA; /* its own keys are its own */
+  CHECK(thr_model_foreign_keys(&p, &d, &owner) == NULL);
 }
