@@ -89,6 +89,14 @@ void thr_field_fill_blank(void *base, int f, size_t from, size_t n) {
   for (size_t k = 0; k < n * words; ++k) q[k] = w;
 }
 
+void thr_field_copy(void *dst, const void *src, int f, size_t n) {
+  if (!n) return;
+  if (src)
+    memcpy(dst, src, n * thr_field_table[f].elem);
+  else
+    thr_field_fill_blank(dst, f, 0, n);
+}
+
 void **thr_agents_field(thr_agents *a, int f, size_t *elem) {
   if (elem) *elem = thr_field_table[f].elem;
   return (void **)((char *)a + field_offset[f]);
@@ -162,14 +170,8 @@ int thr_agents_copy(thr_agents *dst, const thr_agents *src, size_t n) {
   if (thr_agents_reserve(dst, n)) return -1;
   for (int f = 0; f < THR_F_COUNT; ++f) {
     if (!thr_field_table[f].state) continue;
-    size_t elem;
-    void *d = *thr_agents_field(dst, f, &elem);
-    const void *s = *thr_agents_field((thr_agents *)src, f, NULL);
-    if (!n || !d) continue;
-    if (s)
-      memcpy(d, s, n * elem);
-    else
-      thr_field_fill_blank(d, f, 0, n);
+    void *d = *thr_agents_field(dst, f, NULL);
+    if (d) thr_field_copy(d, *thr_agents_field((thr_agents *)src, f, NULL), f, n);
   }
   dst->n = n;
   dst->n_owned = n < src->n_owned ? n : src->n_owned;

@@ -114,6 +114,9 @@ extern const long thr_rec_offset[THR_F_COUNT], thr_ghost_rec_offset[THR_F_COUNT]
 size_t thr_fields_bytes(thr_field_mask mask);
 /* Agents [from, from + n) of field f's array `base` get the field's blank value. */
 void thr_field_fill_blank(void *base, int f, size_t from, size_t n);
+/* The first n agents of field f from host array src into dst; src NULL (a
+ * field its store does not keep): the blank value. */
+void thr_field_copy(void *dst, const void *src, int f, size_t n);
 
 /* An empty store that keeps every field. */
 void thr_agents_init(thr_agents *a);

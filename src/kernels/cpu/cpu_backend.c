@@ -166,14 +166,8 @@ static int cpu_copy_out(thr_backend *b, thr_agents *all, thr_field_mask mask) {
   if (thr_agents_reserve(all, s->a.n + 1)) return out_of_memory(b, s->a.n);
   for (int f = 0; f < THR_F_COUNT; ++f) {
     if (!(mask & ((thr_field_mask)1 << f))) continue;
-    size_t elem;
-    const void *src = *thr_agents_field(&s->a, f, &elem);
     void *dst = *thr_agents_field(all, f, NULL);
-    if (!s->a.n || !dst) continue;
-    if (src)
-      memcpy(dst, src, s->a.n * elem);
-    else
-      thr_field_fill_blank(dst, f, 0, s->a.n);
+    if (dst) thr_field_copy(dst, *thr_agents_field(&s->a, f, NULL), f, s->a.n);
   }
   all->n = s->a.n;
   all->n_owned = s->a.n_owned;

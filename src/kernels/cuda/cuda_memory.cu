@@ -44,8 +44,7 @@ static int scratch_kept(const cuda_state *s, int k) {
 
 /* Scratch arrays for every field size (called once, at creation). */
 void thr_cuda_plan_scratch(cuda_state *s) {
-  for (int f = 0; f < THR_F_COUNT; ++f)
-    if (!(s->a.absent & ((thr_field_mask)1 << f))) scratch_for(s, thr_field_table[f].elem);
+  for (int f = 0; f < THR_F_COUNT; ++f) scratch_for(s, thr_field_table[f].elem);
   s->n_scratch = N_FIXED;
   while (s->n_scratch - N_FIXED < THR_CUDA_WIDE_SIZES && s->wide_elem[s->n_scratch - N_FIXED]) s->n_scratch++;
 }
