@@ -34,6 +34,7 @@ typedef uint64_t thr_field_mask;
 /* The groups of the field list (agent_fields.h): a run stores the CORE
  * fields and those of the groups its scenario uses (thr_fields_absent). */
 enum thr_field_group { THR_GROUP_CORE, THR_GROUP_FORMATION, THR_GROUP_DIM3, THR_GROUP_ORCA, THR_GROUP_COUNT };
+#define THR_GROUP_BIT(G) (1u << THR_GROUP_##G)
 
 static inline thr_field_mask thr_fields_of_group(int group) {
   thr_field_mask m = 0;

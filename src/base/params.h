@@ -4,6 +4,7 @@
 #ifndef THRONG_PARAMS_H
 #define THRONG_PARAMS_H
 
+#include "model_list.h"
 #include "vec2.h"
 
 /* How a 3D avoidance response chooses its direction (`avoidance.plane`;
@@ -16,8 +17,14 @@
 enum thr_av_plane { THR_PLANE_TANGENT = 0, THR_PLANE_HORIZONTAL = 1, THR_PLANE_VERTICAL = 2, THR_PLANE_AUTO = 3,
                     THR_PLANE_AXIS = 4 };
 
-/* The crowd model (`model.kind`; the schema's choices' order). */
-enum thr_model_kind { THR_MODEL_PBD = 0, THR_MODEL_ORCA = 1, THR_MODEL_POWERLAW = 2 };
+/* The crowd model (`model.kind`): THR_MODEL_PBD, _ORCA, _POWERLAW, in the
+ * order of the model list (model_list.h), which is the schema's. */
+enum thr_model_kind {
+#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) THR_MODEL_##KIND,
+  THR_MODELS(THR_X)
+#undef THR_X
+  THR_MODEL_COUNT
+};
 
 /* Neighbours an ORCA agent takes into its linear program, at most. */
 enum { THR_ORCA_MAX_NEIGHBORS = 16 };

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model_needs.h"
 #include "polygon.h"
 
 #define THR_PI 3.14159265358979323846
@@ -121,18 +122,17 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   if (prm->longrange_on || prm->avoidance_on) w->k_max = w->k_max > w->k_longrange ? w->k_max : w->k_longrange;
   if (prm->xsph_on) w->k_max = w->k_max > w->k_xsph ? w->k_max : w->k_xsph;
   if (prm->headway_on) w->k_max = w->k_max > w->k_headway ? w->k_max : w->k_headway;
-  /* the ORCA model: neighbours within its range (agents are binned at x^n) */
-  w->k_orca = prm->model_kind == THR_MODEL_ORCA ? thr_rings(prm->orca_range_max, prm->skin, w->cell, most) : 0;
-  if (w->k_orca > w->k_max) w->k_max = w->k_orca;
-  /* ... and its forces, which act between agents in (or near) contact: a
-   * much smaller reach, scanned twice a step */
+  /* ORCA's forces act between agents in (or near) contact: a much smaller
+   * reach than its neighbours' (a derived parameter: needs max_radius) */
   float margin = prm->interact_margin > prm->contact_margin ? prm->interact_margin : prm->contact_margin;
   prm->orca_reach = 2.0f * max_radius + margin + 2.0f * prm->max_speed * prm->dt;
-  w->k_force = prm->model_kind == THR_MODEL_ORCA ? thr_rings(prm->orca_reach, prm->skin, w->cell, most) : 0;
-  if (w->k_force > w->k_max) w->k_max = w->k_force;
-  /* the power-law model: every neighbour within its range */
-  w->k_powerlaw = prm->model_kind == THR_MODEL_POWERLAW ? thr_rings(prm->pl_range, prm->skin, w->cell, most) : 0;
-  if (w->k_powerlaw > w->k_max) w->k_max = w->k_powerlaw;
+  /* the model's own queries (model_list.h: ORCA's neighbours and forces,
+   * the power law's neighbours); agents are binned at x^n */
+  for (int q = 0; q < 2; ++q) {
+    float reach = thr_model_reach(prm, max_radius, q);
+    w->k_model[q] = reach > 0.0f ? thr_rings(reach, prm->skin, w->cell, most) : 0;
+    if (w->k_model[q] > w->k_max) w->k_max = w->k_model[q];
+  }
   /* the congestion test of formations reads whole cells: its rings as given */
   w->k_formation = prm->formation_on ? (prm->fm_lookahead < most ? prm->fm_lookahead : most) : 0;
   if (w->k_formation > w->k_max) w->k_max = w->k_formation;
@@ -303,11 +303,10 @@ int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm) {
   w->window = win;
   shape_set obstacles = {w->n_obstacles, w->obs_vfirst, w->obs_closed, w->verts};
   float margin = w->max_radius * prm->radius_scale + (prm->dim3 ? 0.0f : prm->wall_clearance);
-  /* ORCA: the edges an agent's obstacle half-planes consider */
-  if (prm->model_kind == THR_MODEL_ORCA && prm->orca_horizon_obst * prm->max_speed + w->max_radius > margin)
-    margin = prm->orca_horizon_obst * prm->max_speed + w->max_radius;
-  /* the power law: walls within its range */
-  if (prm->model_kind == THR_MODEL_POWERLAW && prm->pl_range > margin) margin = prm->pl_range;
+  /* the model's own reach (ORCA: the edges its obstacle half-planes
+   * consider; the power law: walls within its range) */
+  float model_walls = thr_model_wall_reach(prm, w->max_radius);
+  if (model_walls > margin) margin = model_walls;
   if (cell_lists(w, &obstacles, margin + prm->skin, &w->obs_cell_offset, &w->obs_cell_items))
     return -1;
   if (!w->n_exits) return 0;

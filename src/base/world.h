@@ -19,7 +19,7 @@ typedef struct thr_world {
   int gnx, gny;      /* global grid size */
   float max_radius;  /* largest agent radius */
   float reach;       /* largest interaction distance (contact, long range, XSPH, headway) */
-  int k_contact, k_longrange, k_xsph, k_headway, k_formation, k_plane, k_orca, k_force, k_powerlaw, k_max; /* cell rings of each query */
+  int k_contact, k_longrange, k_xsph, k_headway, k_formation, k_plane, k_model[2], k_max; /* cell rings of each query (k_model: the model's own, model_list.h) */
 
   /* obstacles (copied from the scenario) */
   int n_obstacles, n_verts;

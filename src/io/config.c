@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/geometry.h"
+#include "base/model_needs.h"
 #include "models.h"
 #include "schema.h"
 #include "wkt.h"
@@ -2600,7 +2601,8 @@ static int check_3d(cfg *c, const thr_ynode *root) {
 /* What the ORCA and power-law models cannot have (the PBD model's sections,
  * stages, journeys, formations, 3D), and the PBD passes they switch off
  * (their PLAN pass gives x*). */
-static int set_velocity_model(cfg *c, const thr_ynode *root, const char *kind) {
+static int set_velocity_model(cfg *c, const thr_ynode *root, const thr_model_desc *m) {
+  const char *kind = m->key;
   thr_params *prm = &c->sc->prm;
   static const char *const pbd[] = {"solver", "contact", "long_range", "avoidance", "xsph", "headway", "walls",
                                     "stages", "journeys", "formations"};
@@ -2613,8 +2615,7 @@ static int set_velocity_model(cfg *c, const thr_ynode *root, const char *kind) {
     return fail(c, key_at(root, "world", "z"), "world.z", "model.kind %s is 2D (3D agents are PBD only)", kind);
   if (!(prm->max_speed > 0.0f))
     return fail(c, key_at(root, "model", "max_speed"), "model.max_speed",
-                "must be > 0 with model.kind %s (%s)", kind,
-                prm->model_kind == THR_MODEL_ORCA ? "the radius of its velocity disc" : "its speed clamp");
+                "must be > 0 with model.kind %s (%s)", kind, m->max_speed_role);
   prm->contact_on = prm->friction_on = prm->longrange_on = prm->avoidance_on = 0;
   prm->xsph_on = prm->headway_on = 0; /* walls_on: the models' own wall terms */
   prm->stability_iterations = 0;
@@ -2634,27 +2635,13 @@ static int set_model(cfg *c, const thr_ynode *root) {
     return fail(c, key_at(root, foreign, NULL), foreign,
                 "applies to model.kind: %s only (this scenario is %s; give model: {kind: %s})", owner->key, mine->key,
                 owner->key);
-  if (prm->model_kind == THR_MODEL_PBD) return 0;
-  if (set_velocity_model(c, root, mine->key)) return -1;
-  if (prm->model_kind == THR_MODEL_POWERLAW) return 0;
-  if (!(prm->k_thresh < 1.0f))
-    return fail(c, key_at(root, "forces", "k_thresh"), "forces.k_thresh",
-                "must be below 1 (a handed-on force must fade), got %g", (double)prm->k_thresh);
-  if (prm->theta_d > 180.0f || prm->theta_r > 180.0f)
-    return fail(c, key_at(root, "forces", prm->theta_d > 180.0f ? "theta_d" : "theta_r"),
-                prm->theta_d > 180.0f ? "forces.theta_d" : "forces.theta_r", "must be at most 180 degrees, got %g",
-                (double)(prm->theta_d > 180.0f ? prm->theta_d : prm->theta_r));
-  /* angles become cosines here, once: per-step code uses no trigonometry */
-  prm->cos_d = (float)cos((double)prm->theta_d * 3.14159265358979323846 / 180.0);
-  prm->cos_r = (float)cos((double)prm->theta_r * 3.14159265358979323846 / 180.0);
-  prm->slow_steps = (int)ceil((double)prm->slow_time / (double)prm->dt - 1e-9);
-  prm->rng_seed = (unsigned long long)c->sc->seed;
-  prm->orca_range_max = prm->orca_range; /* the ghost rings cover every state's range */
-  for (int k = 0; k < prm->n_bstates; ++k)
-    if (prm->bstates[k].range > prm->orca_range_max) prm->orca_range_max = prm->bstates[k].range;
-  if (prm->orca_neighbors > THR_ORCA_MAX_NEIGHBORS)
-    return fail(c, key_at(root, "orca", "max_neighbors"), "orca.max_neighbors", "must be at most %d, got %d",
-                THR_ORCA_MAX_NEIGHBORS, prm->orca_neighbors);
+  if (thr_model_plans_itself(prm) && set_velocity_model(c, root, mine)) return -1;
+  thr_model_fault f = {0};
+  if (mine->settle && mine->settle(prm, (unsigned long long)c->sc->seed, &f)) {
+    char key[96];
+    snprintf(key, sizeof key, "%s.%s", f.section, f.name);
+    return fail(c, key_at(root, f.section, f.name), key, "%s", f.why);
+  }
   return 0;
 }
 

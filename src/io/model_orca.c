@@ -2,6 +2,8 @@
  * its summary, run.json object and keys (orca, forces, behaviors). */
 #include "models.h"
 
+#include <math.h>
+
 #include "schema.h"
 
 /* The ORCA model's settings, forces and behaviour states (docs/orca.md). */
@@ -58,4 +60,38 @@ static const char *keys_given(const thr_params *p, const thr_params *d) {
   return NULL;
 }
 
-const thr_model_desc thr_model_orca = {THR_MODEL_ORCA, "orca", summary, json, keys_given};
+static int refuse(thr_model_fault *f, const char *section, const char *name) {
+  f->section = section;
+  f->name = name;
+  return -1;
+}
+
+/* The forces' limits the key table cannot say; the angles as cosines (once:
+ * per-step code uses no trigonometry), slow_time in steps, the ghost rings'
+ * range (the largest of any behaviour state). */
+static int settle(thr_params *p, unsigned long long seed, thr_model_fault *f) {
+  if (!(p->k_thresh < 1.0f)) {
+    snprintf(f->why, sizeof f->why, "must be below 1 (a handed-on force must fade), got %g", (double)p->k_thresh);
+    return refuse(f, "forces", "k_thresh");
+  }
+  if (p->theta_d > 180.0f || p->theta_r > 180.0f) {
+    snprintf(f->why, sizeof f->why, "must be at most 180 degrees, got %g",
+             (double)(p->theta_d > 180.0f ? p->theta_d : p->theta_r));
+    return refuse(f, "forces", p->theta_d > 180.0f ? "theta_d" : "theta_r");
+  }
+  p->cos_d = (float)cos((double)p->theta_d * 3.14159265358979323846 / 180.0);
+  p->cos_r = (float)cos((double)p->theta_r * 3.14159265358979323846 / 180.0);
+  p->slow_steps = (int)ceil((double)p->slow_time / (double)p->dt - 1e-9);
+  p->rng_seed = seed;
+  p->orca_range_max = p->orca_range;
+  for (int k = 0; k < p->n_bstates; ++k)
+    if (p->bstates[k].range > p->orca_range_max) p->orca_range_max = p->bstates[k].range;
+  if (p->orca_neighbors > THR_ORCA_MAX_NEIGHBORS) {
+    snprintf(f->why, sizeof f->why, "must be at most %d, got %d", THR_ORCA_MAX_NEIGHBORS, p->orca_neighbors);
+    return refuse(f, "orca", "max_neighbors");
+  }
+  return 0;
+}
+
+const thr_model_desc thr_model_orca = {THR_MODEL_ORCA, "orca", "the radius of its velocity disc", settle,
+                                       summary, json, keys_given};

@@ -24,4 +24,5 @@ static const char *keys_given(const thr_params *p, const thr_params *d) {
              : NULL;
 }
 
-const thr_model_desc thr_model_powerlaw = {THR_MODEL_POWERLAW, "powerlaw", summary, json, keys_given};
+const thr_model_desc thr_model_powerlaw = {THR_MODEL_POWERLAW, "powerlaw", "its speed clamp", NULL, summary,
+                                         json, keys_given};

@@ -1,6 +1,11 @@
 #include "models.h"
 
-const thr_model_desc *const thr_models[] = {&thr_model_pbd, &thr_model_orca, &thr_model_powerlaw};
+/* in the order of the model list (base/model_list.h) */
+const thr_model_desc *const thr_models[] = {
+#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) &thr_model_##name,
+    THR_MODELS(THR_X)
+#undef THR_X
+};
 const int thr_model_count = (int)(sizeof thr_models / sizeof thr_models[0]);
 
 const thr_model_desc *thr_model_of(int kind) {

@@ -11,9 +11,20 @@
 #include "base/params.h"
 #include "base/scenario.h"
 
+/* A key a model's settle step refuses: its section and name, and why. */
+typedef struct thr_model_fault {
+  const char *section, *name;
+  char why[200];
+} thr_model_fault;
+
 typedef struct thr_model_desc {
   int kind;        /* THR_MODEL_* */
   const char *key; /* its model.kind value */
+  /* a model with its own plan (model_list.h): what model.max_speed is to it */
+  const char *max_speed_role;
+  /* After every key is read: checks what the key table cannot and derives
+   * the model's parameters; 0, or -1 with *fault filled. NULL: nothing. */
+  int (*settle)(thr_params *p, unsigned long long seed, thr_model_fault *fault);
   /* `throng check`: the model's lines of the summary */
   void (*summary)(FILE *f, const thr_scenario *sc, const thr_params *p);
   /* run.json: the "model" object, one line with its trailing comma */
@@ -24,7 +35,14 @@ typedef struct thr_model_desc {
   const char *(*keys_given)(const thr_params *p, const thr_params *d);
 } thr_model_desc;
 
-extern const thr_model_desc thr_model_pbd, thr_model_orca, thr_model_powerlaw;
+/* thr_model_pbd, thr_model_orca, ...: one per line of the model list */
+#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) extern const thr_model_desc thr_model_##name;
+THR_MODELS(THR_X)
+#undef THR_X
+
+/* The model.kind choices, "pbd, orca, powerlaw" (the model list's order). */
+#define THR_MODEL_CHOICE(KIND, name, own_plan, groups, reach0, reach1, walls) ", " #name
+#define THR_MODEL_CHOICES (THR_MODELS(THR_MODEL_CHOICE) + 2)
 
 /* Every model, in THR_MODEL_* order, and the one of a kind (NULL if none). */
 extern const thr_model_desc *const thr_models[];

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "base/scenario.h"
+#include "models.h"
 #include "yamltree.h"
 
 /* ---- the table ------------------------------------------------------------ */
@@ -114,7 +115,7 @@ const thr_key thr_schema[] = {
     {.path = "model.preset", .type = CHOICE, .choices = "paper, pedestrian", .def = "paper", SC(preset, INT),
      .meaning = "defaults of the model's keys: the paper's (Weiss et al. 2017), or human-sized pedestrians with "
                 "the speed–density relation (table \"Model presets\" below); keys the scenario gives win"},
-    {.path = "model.kind", .type = CHOICE, .choices = "pbd, orca, powerlaw", .def = "pbd", PRM(model_kind, INT),
+    {.path = "model.kind", .type = CHOICE, .choices = THR_MODEL_CHOICES, .def = "pbd", PRM(model_kind, INT),
      .meaning = "position-based dynamics (seed 000), ORCA velocity obstacles (seed 002, docs/orca.md; `orca` "
                 "keys), or the power-law force model 000 compares with (Karamouzas et al. 2014, docs/powerlaw.md; "
                 "`powerlaw` keys)"},

@@ -61,9 +61,8 @@ static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) 
   c.k_headway = w->k_headway;
   c.k_formation = w->k_formation;
   c.k_plane = w->k_plane;
-  c.k_orca = w->k_orca;
-  c.k_force = w->k_force;
-  c.k_powerlaw = w->k_powerlaw;
+  c.k_model[0] = w->k_model[0];
+  c.k_model[1] = w->k_model[1];
   return c;
 }
 

@@ -35,6 +35,7 @@
 #define THRONG_PASS_LIST_H
 
 #include "base/agents.h"
+#include "base/model_needs.h"
 #include "base/params.h"
 
 #define THR_PASSES(PASS)                                                                                     \
@@ -88,7 +89,9 @@ static inline thr_field_mask thr_fields_3d(thr_field_mask m, const thr_params *p
 static inline thr_field_mask thr_fields_absent(const thr_params *prm) {
   thr_field_mask m = 0;
   if (!prm->dim3) m |= thr_fields_of_group(THR_GROUP_DIM3);
-  if (prm->model_kind != THR_MODEL_ORCA) m |= thr_fields_of_group(THR_GROUP_ORCA);
+  unsigned others = thr_model_groups_of_any() & ~thr_model_groups(prm); /* other models' groups */
+  for (int g = 0; g < THR_GROUP_COUNT; ++g)
+    if (others & (1u << g)) m |= thr_fields_of_group(g);
   if (!prm->formation_on) m |= thr_fields_of_group(THR_GROUP_FORMATION);
   return m;
 }

@@ -12,6 +12,7 @@
 #include "grid_view.h"
 #include "base/hostdevice.h"
 #include "obstacles_view.h"
+#include "base/model_needs.h"
 #include "base/params.h"
 #include "quanta.h"
 #include "evac_agent.h"
@@ -26,6 +27,31 @@ enum { THR_FLAG_AT_GOAL = 1u };
  * which visits the same neighbours in the same order. */
 enum { THR_LR_CAP = 48, THR_CT_CAP = 16 };
 
+/* A list entry is 16 bits: the neighbour's storage index as its distance
+ * from the agent's own, j - i (the lists were 260 of 417 bytes per agent on
+ * the GPU as 32-bit indices; issue 33). Owned agents are stored in (cell,
+ * id) order (sort_owned), so neighbours lie within a few rows of cells of
+ * the agent: up to 32,767 places away in the long-range list, 16,383 in the
+ * contact list, whose top bit is the tie. A neighbour further away (a ghost,
+ * an agent that arrived this step, a rank window with rows of more than
+ * about 9,000 agents) makes the list incomplete: the pass then scans the
+ * grid, which gives the same neighbours in the same order. */
+typedef uint16_t thr_list_entry;
+enum { THR_LR_ENTRY_BITS = 16, THR_CT_ENTRY_BITS = 15 };
+
+/* The entry of distance d in `bits` bits (two's complement), or -1 where d
+ * does not fit. */
+THR_HD int thr_list_encode(int d, int bits) {
+  int half = 1 << (bits - 1);
+  return d >= -half && d < half ? (int)((unsigned)d & ((1u << bits) - 1u)) : -1;
+}
+
+/* The distance of an entry of `bits` bits (other bits ignored). */
+THR_HD int thr_list_decode(unsigned e, int bits) {
+  int half = 1 << (bits - 1);
+  return (int)(e & (unsigned)(half - 1)) - (int)(e & (unsigned)half);
+}
+
 /* Everything a pass reads. Pointers are host or device pointers of the
  * backend that runs the pass; x, p, v change between passes (ping-pong). */
 typedef struct thr_ctx {
@@ -39,9 +65,8 @@ typedef struct thr_ctx {
   int k_headway;   /* ... for the speed-density (headway) law */
   int k_formation; /* ... for the congestion test of formations */
   int k_plane;     /* ... for the 3D auto plane choice */
-  int k_orca;      /* ... for the ORCA model's neighbours */
-  int k_force;     /* ... for its forces (prm.orca_reach) */
-  int k_powerlaw;  /* ... for the power-law model's neighbours */
+  int k_model[2];  /* ... for the model's own queries (model_list.h: ORCA's
+                      neighbours and forces, the power law's neighbours) */
   const uint32_t *id;
   const float *radius;
   const float *inv_mass;
@@ -61,7 +86,8 @@ typedef struct thr_ctx {
   /* the step's neighbour lists (thr_agent_step_lists), NULL while not
    * built: entry k of agent i at [i * lr_si + k * list_sk] (lr_list),
    * [i * ct_si + k * list_sk] (ct_list) */
-  const int *lr_list, *ct_list, *list_count;
+  const thr_list_entry *lr_list, *ct_list;
+  const int *list_count;
   int lr_si, ct_si, list_sk;
 } thr_ctx;
 
@@ -104,7 +130,7 @@ THR_HD thr_plan thr_agent_plan(const thr_ctx *c, const thr_agents *a, int i) {
  * blending and the prediction x*. */
 THR_HD thr_vec2 thr_agent_predict(const thr_ctx *c, const thr_agents *a, int i) {
   /* ORCA: agents are binned where they are; its PLAN pass gives x* */
-  if (c->prm.model_kind != THR_MODEL_PBD) return a->x[i]; /* ORCA, power law: their PLAN pass gives x* */
+  if (thr_model_plans_itself(&c->prm)) return a->x[i]; /* ORCA, power law: their PLAN pass gives x* */
   /* formation agents: p* = x + dt v (004 Algorithm 1 lines 5-6); their plan
    * is last step's steering, already in v */
   if (c->prm.formation_on && a->formation[i] >= 0) return thr_predict(a->x[i], a->v[i], c->prm.dt);
@@ -404,9 +430,9 @@ THR_HD void thr_contact_accumulate(const thr_params *prm, thr_vec2 pi, thr_vec2 
   ++*n;
 }
 
-/* A contact-list entry: the neighbour's index, and the sign bit set when
- * the tie of the pair is -1 (so the pass needs no id). */
-#define THR_CT_TIE_BIT 0x80000000u
+/* A contact-list entry's top bit: set when the tie of the pair is -1 (so
+ * the pass needs no id). */
+#define THR_CT_TIE_BIT 0x8000u
 
 /* The step's neighbour lists of agent i, built once per step at its first
  * solver pass (x^n is fixed from then on), in canonical order, in one scan
@@ -415,10 +441,11 @@ THR_HD void thr_contact_accumulate(const thr_params *prm, thr_vec2 pi, thr_vec2 
  * the contact candidates (within thr_contact_reach2, among those of a
  * k_contact scan) -- exactly the neighbours the grid scans of
  * thr_agent_long_range and thr_agent_contact visit, in the same order.
- * Entry k goes to lr[k * stride], ct[k * stride] for k below the caps.
- * Returns the counts, each capped at its cap + 1 (over: list incomplete),
- * long range in the low 16 bits. */
-THR_HD int thr_agent_step_lists(const thr_ctx *c, int i, int *lr, int *ct, int stride) {
+ * Entry k goes to lr[k * stride], ct[k * stride] for k below the caps, as
+ * j - i (thr_list_encode).
+ * Returns the counts, each capped at its cap + 1 (over: list incomplete,
+ * also where an entry does not fit), long range in the low 16 bits. */
+THR_HD int thr_agent_step_lists(const thr_ctx *c, int i, thr_list_entry *lr, thr_list_entry *ct, int stride) {
   const thr_params *prm = &c->prm;
   const thr_grid_view *g = &c->grid;
   int klr = prm->longrange_on || prm->avoidance_on ? c->k_longrange : -1;
@@ -456,12 +483,16 @@ THR_HD int thr_agent_step_lists(const thr_ctx *c, int i, int *lr, int *ct, int s
         d2 += dz * dz;
       }
       if (t >= lr0 && t < lr1 && d2 <= rad * rad) {
-        if (nlr < THR_LR_CAP) lr[(size_t)nlr * (size_t)stride] = j; /* size_t: rows * 48 passes 2^31 */
+        int e = thr_list_encode(j - i, THR_LR_ENTRY_BITS);
+        if (e < 0) nlr = THR_LR_CAP; /* does not fit: incomplete */
+        if (nlr < THR_LR_CAP) lr[(size_t)nlr * (size_t)stride] = (thr_list_entry)e; /* size_t: rows * 48 passes 2^31 */
         ++nlr;
       }
       if (t >= ct0 && t < ct1 && d2 <= thr_contact_reach2(prm, ri + c->radius[j])) {
+        int e = thr_list_encode(j - i, THR_CT_ENTRY_BITS);
+        if (e < 0) nct = THR_CT_CAP;
         if (nct < THR_CT_CAP)
-          ct[(size_t)nct * (size_t)stride] = (int)((uint32_t)j | (idi < c->id[j] ? 0u : THR_CT_TIE_BIT));
+          ct[(size_t)nct * (size_t)stride] = (thr_list_entry)((unsigned)e | (idi < c->id[j] ? 0u : THR_CT_TIE_BIT));
         ++nct;
       }
     }
@@ -484,9 +515,9 @@ THR_HD thr_vec2 thr_agent_long_range(const thr_ctx *c, int i) {
   int fi = thr_agent_formation_of(c, i); /* agents of one formation do not avoid each other */
   int count = c->list_count ? (c->list_count[i] & 0xffff) : THR_LR_CAP + 1;
   if (count <= THR_LR_CAP) {
-    const int *list = c->lr_list + (size_t)i * (size_t)c->lr_si;
+    const thr_list_entry *list = c->lr_list + (size_t)i * (size_t)c->lr_si;
     for (int k = 0; k < count; ++k) {
-      int j = list[(size_t)k * (size_t)c->list_sk];
+      int j = i + thr_list_decode(list[(size_t)k * (size_t)c->list_sk], THR_LR_ENTRY_BITS);
       if (fi >= 0 && c->formation[j] == fi) continue;
       thr_vec2 xj = c->x[j];
       thr_lr_accumulate(prm, xi, pi, ri, wi, xj, c->p[j], c->radius[j], c->inv_mass[j], v2_len2(v2_sub(xi, xj)),
@@ -529,10 +560,10 @@ THR_HD thr_vec2 thr_agent_contact(const thr_ctx *c, int i) {
     int fi = thr_agent_formation_of(c, i);
     int count = c->list_count ? (c->list_count[i] >> 16) : THR_CT_CAP + 1;
     if (count <= THR_CT_CAP) {
-      const int *list = c->ct_list + (size_t)i * (size_t)c->ct_si;
+      const thr_list_entry *list = c->ct_list + (size_t)i * (size_t)c->ct_si;
       for (int k = 0; k < count; ++k) {
-        uint32_t e = (uint32_t)list[(size_t)k * (size_t)c->list_sk];
-        int j = (int)(e & ~THR_CT_TIE_BIT);
+        unsigned e = list[(size_t)k * (size_t)c->list_sk];
+        int j = i + thr_list_decode(e, THR_CT_ENTRY_BITS);
         thr_contact_accumulate(prm, pi, disp_i, ri, wi, c->x[j], c->p[j], c->radius[j], c->inv_mass[j],
                                (e & THR_CT_TIE_BIT) ? -1.0f : 1.0f, thr_pair_friction(c, fi, j), &sum, &n);
       }

@@ -166,9 +166,9 @@ THR_HD thr_vec3 thr_agent_long_range3(const thr_ctx *c, int i) {
   int n = 0;
   int count = c->list_count ? (c->list_count[i] & 0xffff) : THR_LR_CAP + 1;
   if (count <= THR_LR_CAP) {
-    const int *list = c->lr_list + (size_t)i * (size_t)c->lr_si;
+    const thr_list_entry *list = c->lr_list + (size_t)i * (size_t)c->lr_si;
     for (int k = 0; k < count; ++k) {
-      int j = list[(size_t)k * (size_t)c->list_sk];
+      int j = i + thr_list_decode(list[(size_t)k * (size_t)c->list_sk], THR_LR_ENTRY_BITS);
       thr_lr_accumulate3(c, i, j, xi, pi, thr_agent_dist2_3(c, i, j), &sum, &n);
     }
   } else {
@@ -211,10 +211,10 @@ THR_HD thr_vec3 thr_agent_contact3(const thr_ctx *c, int i) {
     thr_vec3 disp_i = v3_sub(pi, xi);
     int count = c->list_count ? (c->list_count[i] >> 16) : THR_CT_CAP + 1;
     if (count <= THR_CT_CAP) {
-      const int *list = c->ct_list + (size_t)i * (size_t)c->ct_si;
+      const thr_list_entry *list = c->ct_list + (size_t)i * (size_t)c->ct_si;
       for (int k = 0; k < count; ++k) {
-        uint32_t e = (uint32_t)list[(size_t)k * (size_t)c->list_sk];
-        thr_contact_accumulate3(c, i, (int)(e & ~THR_CT_TIE_BIT), pi, disp_i, (e & THR_CT_TIE_BIT) ? -1.0f : 1.0f,
+        unsigned e = list[(size_t)k * (size_t)c->list_sk];
+        thr_contact_accumulate3(c, i, i + thr_list_decode(e, THR_CT_ENTRY_BITS), pi, disp_i, (e & THR_CT_TIE_BIT) ? -1.0f : 1.0f,
                                 &sum, &n);
       }
     } else {

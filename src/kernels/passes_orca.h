@@ -13,6 +13,10 @@
 #include "passes.h"
 #include "rng.h"
 
+/* ORCA's two queries of the model list (model_list.h: reach0, reach1):
+ * its neighbours (the largest orca.neighbor_dist) and its forces (orca_reach). */
+enum { THR_ORCA_NEIGHBOUR_QUERY = 0, THR_ORCA_FORCE_QUERY = 1 };
+
 /* Candidate j of agent i into the kept list (key_d, key_id, nb; m of at
  * most cap kept), ordered by (squared distance, id). */
 THR_HD void thr_orca_keep(float d2, uint32_t id, int j, float *key_d, uint32_t *key_id, int *nb, int *m, int cap) {
@@ -44,7 +48,7 @@ THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, float range, int *nb) {
   if (cap <= 0) return 0;
   thr_vec2 xi = c->x[i];
   int cell = g->cell_of[i], cx = cell % g->nx, cy = cell / g->nx;
-  for (int r = 0; r <= c->k_orca; ++r) {
+  for (int r = 0; r <= c->k_model[THR_ORCA_NEIGHBOUR_QUERY]; ++r) {
     for (int dy = -r; dy <= r; ++dy) {
       int y = cy + dy;
       if (y < 0 || y >= g->ny) continue;
@@ -363,7 +367,7 @@ THR_HD void thr_agent_orca_forces_out(const thr_ctx *c, const thr_agents *a, int
   int n_push = 0, n_cone = 0;
   if (fp > 0.0f || has_f) {
     thr_nbr_iter it;
-    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_force);
+    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_model[THR_ORCA_FORCE_QUERY]);
     for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
       if (j == i) continue;
       n_push += fp > 0.0f && thr_orca_pushes(prm, xi, vi, ri, ahead, c->x[j], c->radius[j]);
@@ -394,7 +398,7 @@ THR_HD thr_vec2 thr_orca_net_force(const thr_ctx *c, const thr_agents *a, int k)
   float rk = c->radius[k], wk = c->inv_mass[k];
   thr_vec2 f = v2_len2(a->faxis[k]) > 0.0f ? v2(0.0f, 0.0f) : a->fshare[k];
   thr_nbr_iter it;
-  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[k], c->k_force);
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[k], c->k_model[THR_ORCA_FORCE_QUERY]);
   for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
     if (j == k) continue;
     thr_vec2 xj = c->x[j];

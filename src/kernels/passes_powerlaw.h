@@ -16,7 +16,7 @@ THR_HD thr_vec2 thr_agent_powerlaw(const thr_ctx *c, const thr_agents *a, int i)
   float ri = c->radius[i], r2 = prm->pl_range * prm->pl_range;
   thr_vec2 acc = thr_powerlaw_driving(thr_agent_plan(c, a, i).vp, vi, prm->pl_xi);
   thr_nbr_iter it;
-  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_powerlaw);
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_model[0]);
   for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
     thr_vec2 w = v2_sub(xi, c->x[j]);
     if (j == i || !(v2_len2(w) < r2)) continue;

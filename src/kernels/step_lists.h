@@ -11,7 +11,7 @@
 #include "pass_parts.h"
 
 typedef struct thr_step_lists {
-  int *lr, *ct;   /* [rows * THR_LR_CAP], [rows * THR_CT_CAP] */
+  thr_list_entry *lr, *ct; /* [rows * THR_LR_CAP], [rows * THR_CT_CAP] (16-bit entries, grid_view.h) */
   int *count;     /* [rows] packed counts */
   size_t rows;    /* capacity in agents */
   int valid;      /* bit (1 << part): built for that part this step */
@@ -19,7 +19,7 @@ typedef struct thr_step_lists {
 
 /* Bytes of list memory per agent of capacity. */
 static inline size_t thr_lists_bytes_per_row(void) {
-  return (THR_LR_CAP + THR_CT_CAP + 1) * sizeof(int);
+  return (THR_LR_CAP + THR_CT_CAP) * sizeof(thr_list_entry) + sizeof(int);
 }
 
 /* Does a pass read the lists? */

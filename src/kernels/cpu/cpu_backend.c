@@ -84,8 +84,8 @@ static int ensure_scratch(cpu_state *s) {
       grow_array((void **)&s->p2, cap * sizeof(thr_vec2)) || grow_array((void **)&s->x2, cap * sizeof(thr_vec2)) ||
       grow_array((void **)&s->pz2, cap * sizeof(float)) || grow_array((void **)&s->z2, cap * sizeof(float)) ||
       grow_array(&s->permute_buf, cap * thr_agents_max_elem()) ||
-      grow_array((void **)&s->lists.lr, cap * THR_LR_CAP * sizeof(int)) ||
-      grow_array((void **)&s->lists.ct, cap * THR_CT_CAP * sizeof(int)) ||
+      grow_array((void **)&s->lists.lr, cap * THR_LR_CAP * sizeof(thr_list_entry)) ||
+      grow_array((void **)&s->lists.ct, cap * THR_CT_CAP * sizeof(thr_list_entry)) ||
       grow_array((void **)&s->lists.count, cap * sizeof(int)))
     return -1; /* the arrays grown so far stay valid; scratch_cap is unchanged */
   s->lists.rows = cap;

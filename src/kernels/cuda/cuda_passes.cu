@@ -311,8 +311,8 @@ static void build_lists(cuda_state *s, int part, thr_part_range r) {
     if (l->ct) CUDA_CHECK(cudaFree(l->ct));
     if (l->count) CUDA_CHECK(cudaFree(l->count));
     l->rows = s->a.n_owned + s->a.n_owned / 32 + 256;
-    CUDA_CHECK(cudaMalloc(&l->lr, l->rows * THR_LR_CAP * sizeof(int)));
-    CUDA_CHECK(cudaMalloc(&l->ct, l->rows * THR_CT_CAP * sizeof(int)));
+    CUDA_CHECK(cudaMalloc(&l->lr, l->rows * THR_LR_CAP * sizeof(thr_list_entry)));
+    CUDA_CHECK(cudaMalloc(&l->ct, l->rows * THR_CT_CAP * sizeof(thr_list_entry)));
     CUDA_CHECK(cudaMalloc(&l->count, l->rows * sizeof(int)));
   }
   if (r.n) {

@@ -1,0 +1,28 @@
+/* The crowd models (`model.kind`), declared once (decision 0015).
+ *
+ * THR_MODELS(MODEL) calls MODEL(KIND, name, own_plan, groups, reach0, reach1, walls) for each model,
+ * in the schema's order:
+ *   KIND      THR_MODEL_<KIND>
+ *   name      its model.kind value; its host row is thr_model_<name> (io/model_<name>.c)
+ *   own_plan  1: a PLAN pass of its own gives x* (PBD's plan and prediction do not run)
+ *   groups    the field groups it needs beyond CORE (THR_GROUP_BIT, agent_fields.h)
+ *   reach0/1  the radii of its own neighbour queries [m] (0: none): the world's rings
+ *             k_model[0], k_model[1], which the ghost layer also covers
+ *   walls     how far from an agent's centre it reads walls [m] (0: only PBD's contact)
+ * Expressions read the parameters `prm` and the largest agent radius `rmax`.
+ *
+ * A new model is a line here, its parameters (params.h), its keys
+ * (io/schema.c), its host row (io/model_<name>.c), its pass rows
+ * (kernels/pass_list.h) and functions (kernels/passes_<name>.h), and its
+ * tests: the loader, `throng check`, run.json, the world's rings, the ghost
+ * margin and the stored fields follow from this line. */
+#ifndef THRONG_MODEL_LIST_H
+#define THRONG_MODEL_LIST_H
+
+#define THR_MODELS(MODEL)                                                                                        \
+  MODEL(PBD, pbd, 0, 0u, 0.0f, 0.0f, 0.0f)                                                                       \
+  MODEL(ORCA, orca, 1, THR_GROUP_BIT(ORCA), prm->orca_range_max, prm->orca_reach,                                \
+        prm->orca_horizon_obst * prm->max_speed + rmax)                                                          \
+  MODEL(POWERLAW, powerlaw, 1, 0u, prm->pl_range, 0.0f, prm->pl_range)
+
+#endif
