@@ -7,68 +7,41 @@
 #include "hostdevice.h"
 #include "params.h"
 
-/* Does the model give x* by a PLAN pass of its own (PBD's plan and
- * prediction then do not run)? */
-THR_HD int thr_model_plans_itself(const thr_params *prm) {
+typedef struct thr_model_needs {
+  int own_plan;    /* a PLAN pass of its own gives x* (PBD's plan and prediction do not run) */
+  unsigned groups; /* the field groups it needs beyond CORE (THR_GROUP_BIT) */
+  float reach[2];  /* the radii of its own neighbour queries [m], 0: none */
+  float walls;     /* how far from an agent's centre it reads walls [m], 0: only PBD's contact */
+} thr_model_needs;
+
+/* The line of the run's model; rmax: the largest agent radius. */
+THR_HD thr_model_needs thr_model_needs_of(const thr_params *prm, float rmax) {
+  thr_model_needs n = {0, 0u, {0.0f, 0.0f}, 0.0f};
+  (void)rmax;
   switch (prm->model_kind) {
 #define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) \
-  case THR_MODEL_##KIND:                                           \
-    return own_plan;
+  case THR_MODEL_##KIND: {                                         \
+    thr_model_needs m = {own_plan, groups, {reach0, reach1}, walls}; \
+    n = m;                                                         \
+    break;                                                         \
+  }
     THR_MODELS(THR_X)
 #undef THR_X
     default:
-      return 0;
+      break;
   }
+  return n;
 }
 
-/* The field groups (THR_GROUP_BIT) of the run's model; of every model. */
-static inline unsigned thr_model_groups(const thr_params *prm) {
-  switch (prm->model_kind) {
-#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) \
-  case THR_MODEL_##KIND:                                           \
-    return groups;
-    THR_MODELS(THR_X)
-#undef THR_X
-    default:
-      return 0u;
-  }
-}
+THR_HD int thr_model_plans_itself(const thr_params *prm) { return thr_model_needs_of(prm, 0.0f).own_plan; }
+
+/* The field groups of every model's line. */
 static inline unsigned thr_model_groups_of_any(void) {
   unsigned g = 0u;
 #define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) g |= groups;
   THR_MODELS(THR_X)
 #undef THR_X
   return g;
-}
-
-/* The radius of the model's own neighbour query q (0 or 1) [m], 0: none;
- * rmax: the largest agent radius. */
-static inline float thr_model_reach(const thr_params *prm, float rmax, int q) {
-  (void)rmax;
-  switch (prm->model_kind) {
-#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) \
-  case THR_MODEL_##KIND:                                           \
-    return q == 0 ? (reach0) : (reach1);
-    THR_MODELS(THR_X)
-#undef THR_X
-    default:
-      return 0.0f;
-  }
-}
-
-/* How far from an agent's centre the model reads walls [m] (0: only the
- * contact of PBD's constraints). */
-static inline float thr_model_wall_reach(const thr_params *prm, float rmax) {
-  (void)rmax;
-  switch (prm->model_kind) {
-#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) \
-  case THR_MODEL_##KIND:                                           \
-    return walls;
-    THR_MODELS(THR_X)
-#undef THR_X
-    default:
-      return 0.0f;
-  }
 }
 
 #endif

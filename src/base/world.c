@@ -128,8 +128,9 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   prm->orca_reach = 2.0f * max_radius + margin + 2.0f * prm->max_speed * prm->dt;
   /* the model's own queries (model_list.h: ORCA's neighbours and forces,
    * the power law's neighbours); agents are binned at x^n */
+  thr_model_needs model = thr_model_needs_of(prm, max_radius);
   for (int q = 0; q < 2; ++q) {
-    float reach = thr_model_reach(prm, max_radius, q);
+    float reach = model.reach[q];
     w->k_model[q] = reach > 0.0f ? thr_rings(reach, prm->skin, w->cell, most) : 0;
     if (w->k_model[q] > w->k_max) w->k_max = w->k_model[q];
   }
@@ -305,7 +306,7 @@ int thr_world_set_window(thr_world *w, thr_window win, const thr_params *prm) {
   float margin = w->max_radius * prm->radius_scale + (prm->dim3 ? 0.0f : prm->wall_clearance);
   /* the model's own reach (ORCA: the edges its obstacle half-planes
    * consider; the power law: walls within its range) */
-  float model_walls = thr_model_wall_reach(prm, w->max_radius);
+  float model_walls = thr_model_needs_of(prm, w->max_radius).walls;
   if (model_walls > margin) margin = model_walls;
   if (cell_lists(w, &obstacles, margin + prm->skin, &w->obs_cell_offset, &w->obs_cell_items))
     return -1;

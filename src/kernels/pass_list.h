@@ -89,7 +89,7 @@ static inline thr_field_mask thr_fields_3d(thr_field_mask m, const thr_params *p
 static inline thr_field_mask thr_fields_absent(const thr_params *prm) {
   thr_field_mask m = 0;
   if (!prm->dim3) m |= thr_fields_of_group(THR_GROUP_DIM3);
-  unsigned others = thr_model_groups_of_any() & ~thr_model_groups(prm); /* other models' groups */
+  unsigned others = thr_model_groups_of_any() & ~thr_model_needs_of(prm, 0.0f).groups; /* other models' */
   for (int g = 0; g < THR_GROUP_COUNT; ++g)
     if (others & (1u << g)) m |= thr_fields_of_group(g);
   if (!prm->formation_on) m |= thr_fields_of_group(THR_GROUP_FORMATION);

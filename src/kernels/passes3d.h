@@ -164,22 +164,12 @@ THR_HD thr_vec3 thr_agent_long_range3(const thr_ctx *c, int i) {
   const thr_params *prm = &c->prm;
   thr_vec3 xi = thr_agent_x3(c, i), pi = thr_agent_p3(c, i), sum = v3_zero();
   int n = 0;
-  int count = c->list_count ? (c->list_count[i] & 0xffff) : THR_LR_CAP + 1;
-  if (count <= THR_LR_CAP) {
-    const thr_list_entry *list = c->lr_list + (size_t)i * (size_t)c->lr_si;
-    for (int k = 0; k < count; ++k) {
-      int j = i + thr_list_decode(list[(size_t)k * (size_t)c->list_sk], THR_LR_ENTRY_BITS);
-      thr_lr_accumulate3(c, i, j, xi, pi, thr_agent_dist2_3(c, i, j), &sum, &n);
-    }
-  } else {
-    float rad = thr_lr_search_radius(prm);
-    thr_nbr_iter it;
-    thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_longrange);
-    for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-      float d2 = thr_agent_dist2_3(c, i, j);
-      if (j != i && d2 <= rad * rad) thr_lr_accumulate3(c, i, j, xi, pi, d2, &sum, &n); /* the list's selection */
-    }
-  }
+  float rad = thr_lr_search_radius(prm);
+  thr_query q = thr_query_long_range(c, i);
+  THR_FOR_NEIGHBOURS(c, i, q, j, e, listed, {
+    float d2 = thr_agent_dist2_3(c, i, j);
+    if (listed || d2 <= rad * rad) thr_lr_accumulate3(c, i, j, xi, pi, d2, &sum, &n);
+  });
   return v3_add(pi, thr_jacobi_average3(sum, n, prm->omega));
 }
 
@@ -209,22 +199,11 @@ THR_HD thr_vec3 thr_agent_contact3(const thr_ctx *c, int i) {
   int n = 0;
   if (prm->contact_on) {
     thr_vec3 disp_i = v3_sub(pi, xi);
-    int count = c->list_count ? (c->list_count[i] >> 16) : THR_CT_CAP + 1;
-    if (count <= THR_CT_CAP) {
-      const thr_list_entry *list = c->ct_list + (size_t)i * (size_t)c->ct_si;
-      for (int k = 0; k < count; ++k) {
-        unsigned e = list[(size_t)k * (size_t)c->list_sk];
-        thr_contact_accumulate3(c, i, i + thr_list_decode(e, THR_CT_ENTRY_BITS), pi, disp_i, (e & THR_CT_TIE_BIT) ? -1.0f : 1.0f,
-                                &sum, &n);
-      }
-    } else {
-      thr_nbr_iter it;
-      thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_contact);
-      for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
-        if (j == i || !(thr_agent_dist2_3(c, i, j) <= thr_contact_reach2(prm, ri + c->radius[j]))) continue;
-        thr_contact_accumulate3(c, i, j, pi, disp_i, thr_tie(c->id[i], c->id[j]), &sum, &n);
-      }
-    }
+    thr_query q = thr_query_contact(c, i);
+    THR_FOR_NEIGHBOURS(c, i, q, j, e, listed, {
+      if (listed || thr_agent_dist2_3(c, i, j) <= thr_contact_reach2(prm, ri + c->radius[j]))
+        thr_contact_accumulate3(c, i, j, pi, disp_i, thr_neighbour_tie(c, i, j, listed, e), &sum, &n);
+    });
   }
   if (prm->walls_on) n += thr_walls_agent3(c, i, pi, xi, ri * prm->radius_scale, &sum);
   n += thr_floor_ceiling(pi.z, ri * prm->radius_scale, prm->z_min, prm->z_max, prm->wall_stiffness, &sum.z);

@@ -151,26 +151,35 @@ THR_TEST(lists_match_brute_force) {
   crowd_free(&cr);
 }
 
+/* The long-range and contact passes of every agent with the lists and
+ * without (scanning the grid): how many results differ; the incomplete
+ * lists of each kind counted into *over_lr, *over_ct. */
+static int passes_differ(const crowd *cr, int *over_lr, int *over_ct) {
+  thr_ctx with = cr->c, without = cr->c;
+  with.lr_list = cr->lr;
+  with.ct_list = cr->ct;
+  with.list_count = cr->count;
+  with.lr_si = THR_LR_CAP;
+  with.ct_si = THR_CT_CAP;
+  with.list_sk = 1;
+  int differ = 0;
+  *over_lr = *over_ct = 0;
+  for (int i = 0; i < cr->n; ++i) {
+    *over_lr += (cr->count[i] & 0xffff) > THR_LR_CAP;
+    *over_ct += (cr->count[i] >> 16) > THR_CT_CAP;
+    thr_vec2 a = thr_agent_long_range(&with, i), b = thr_agent_long_range(&without, i);
+    thr_vec2 e = thr_agent_contact(&with, i), f = thr_agent_contact(&without, i);
+    differ += memcmp(&a, &b, sizeof a) != 0 || memcmp(&e, &f, sizeof e) != 0;
+  }
+  return differ;
+}
+
 /* The passes read the lists where they are complete and scan the grid where
  * they overflowed; either way the result equals the pass without lists. */
 THR_TEST(passes_with_lists_equal_the_grid_scan) {
   crowd cr;
   crowd_make(&cr, 600, 18.0f, 80, 5, 0.0f);
-  thr_ctx with = cr.c, without = cr.c;
-  with.lr_list = cr.lr;
-  with.ct_list = cr.ct;
-  with.list_count = cr.count;
-  with.lr_si = THR_LR_CAP;
-  with.ct_si = THR_CT_CAP;
-  with.list_sk = 1;
-  int over_lr = 0, over_ct = 0, differ = 0;
-  for (int i = 0; i < cr.n; ++i) {
-    over_lr += (cr.count[i] & 0xffff) > THR_LR_CAP;
-    over_ct += (cr.count[i] >> 16) > THR_CT_CAP;
-    thr_vec2 a = thr_agent_long_range(&with, i), b = thr_agent_long_range(&without, i);
-    thr_vec2 e = thr_agent_contact(&with, i), f = thr_agent_contact(&without, i);
-    differ += memcmp(&a, &b, sizeof a) != 0 || memcmp(&e, &f, sizeof e) != 0;
-  }
+  int over_lr, over_ct, differ = passes_differ(&cr, &over_lr, &over_ct);
   CHECK(over_lr >= 80); /* the packed square overflows both lists */
   CHECK(over_ct >= 80);
   CHECK(over_lr < cr.n && over_ct < cr.n);
@@ -198,21 +207,7 @@ THR_TEST(lists_that_do_not_fit_fall_back_to_the_grid_scan) {
   }
   crowd cr;
   crowd_make(&cr, 40000, 150.0f, 0, 7, 0.0f);
-  thr_ctx with = cr.c, without = cr.c;
-  with.lr_list = cr.lr;
-  with.ct_list = cr.ct;
-  with.list_count = cr.count;
-  with.lr_si = THR_LR_CAP;
-  with.ct_si = THR_CT_CAP;
-  with.list_sk = 1;
-  int over_lr = 0, over_ct = 0, differ = 0;
-  for (int i = 0; i < cr.n; ++i) {
-    over_lr += (cr.count[i] & 0xffff) > THR_LR_CAP;
-    over_ct += (cr.count[i] >> 16) > THR_CT_CAP;
-    thr_vec2 a = thr_agent_long_range(&with, i), b = thr_agent_long_range(&without, i);
-    thr_vec2 e = thr_agent_contact(&with, i), f = thr_agent_contact(&without, i);
-    differ += memcmp(&a, &b, sizeof a) != 0 || memcmp(&e, &f, sizeof e) != 0;
-  }
+  int over_lr, over_ct, differ = passes_differ(&cr, &over_lr, &over_ct);
   /* 1.8 agents/m^2: no list is over its cap, so the incomplete ones are
    * those with a neighbour too far away in storage */
   CHECK(over_lr > cr.n / 20 && over_lr < cr.n);
