@@ -19,7 +19,7 @@ THR_HD thr_model_needs thr_model_needs_of(const thr_params *prm, float rmax) {
   thr_model_needs n = {0, 0u, {0.0f, 0.0f}, 0.0f};
   (void)rmax;
   switch (prm->model_kind) {
-#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) \
+#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls, derive) \
   case THR_MODEL_##KIND: {                                         \
     thr_model_needs m = {own_plan, groups, {reach0, reach1}, walls}; \
     n = m;                                                         \
@@ -33,12 +33,27 @@ THR_HD thr_model_needs thr_model_needs_of(const thr_params *prm, float rmax) {
   return n;
 }
 
+/* The model's parameters derived from the world (rmax: the largest agent
+ * radius), set in prm. */
+static inline void thr_model_derive(thr_params *prm, float rmax) {
+  switch (prm->model_kind) {
+#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls, derive) \
+  case THR_MODEL_##KIND:                                                 \
+    derive;                                                              \
+    break;
+    THR_MODELS(THR_X)
+#undef THR_X
+    default:
+      break;
+  }
+}
+
 THR_HD int thr_model_plans_itself(const thr_params *prm) { return thr_model_needs_of(prm, 0.0f).own_plan; }
 
 /* The field groups of every model's line. */
 static inline unsigned thr_model_groups_of_any(void) {
   unsigned g = 0u;
-#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) g |= groups;
+#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls, derive) g |= groups;
   THR_MODELS(THR_X)
 #undef THR_X
   return g;

@@ -122,10 +122,8 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   if (prm->longrange_on || prm->avoidance_on) w->k_max = w->k_max > w->k_longrange ? w->k_max : w->k_longrange;
   if (prm->xsph_on) w->k_max = w->k_max > w->k_xsph ? w->k_max : w->k_xsph;
   if (prm->headway_on) w->k_max = w->k_max > w->k_headway ? w->k_max : w->k_headway;
-  /* ORCA's forces act between agents in (or near) contact: a much smaller
-   * reach than its neighbours' (a derived parameter: needs max_radius) */
-  float margin = prm->interact_margin > prm->contact_margin ? prm->interact_margin : prm->contact_margin;
-  prm->orca_reach = 2.0f * max_radius + margin + 2.0f * prm->max_speed * prm->dt;
+  /* the model's parameters that need the world (ORCA: its forces' reach) */
+  thr_model_derive(prm, max_radius);
   /* the model's own queries (model_list.h: ORCA's neighbours and forces,
    * the power law's neighbours); agents are binned at x^n */
   thr_model_needs model = thr_model_needs_of(prm, max_radius);

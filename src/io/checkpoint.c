@@ -12,6 +12,7 @@
 #include "build_info.h"
 #include "core/evac.h"
 #include "kernels/pass_list.h"
+#include "models.h"
 #include "schema.h"
 
 #define CHECKPOINT_FORMAT "throng checkpoint"
@@ -74,6 +75,9 @@ static uint64_t scenario_fingerprint(const thr_scenario *sc) {
 
 /* The value of a thr_params key, as text that compares exactly. */
 static int param_text(const thr_key *k, const thr_params *p, char *buf, size_t len) {
+  /* another model's keys: not this run's (its member of the model union) */
+  const thr_model_desc *owner = thr_model_owning(k->path);
+  if (owner && owner->kind != p->model_kind) return 0;
   const char *at = (const char *)p + k->field.off;
   switch (k->field.ctype) {
   case THR_C_FLOAT: {

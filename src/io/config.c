@@ -560,15 +560,23 @@ static void apply_preset(int preset, int at, void *obj) {
 
 /* The defaults of the rows whose fields live in `at` (enum thr_at) into obj.
  * tests/unit/test_schema.c checks that every one of them reads. */
-static void apply_defaults(int at, void *obj) {
+/* The defaults of the rows whose fields live in `at`: of the keys every
+ * model shares (owner NULL), or of one model's sections. */
+static void apply_defaults_of(int at, void *obj, const thr_model_desc *owner) {
   for (size_t i = 0; i < thr_schema_len; ++i)
-    if (thr_schema[i].field.at == at && thr_schema[i].def) thr_config_read_default(&thr_schema[i], obj, NULL, 0);
+    if (thr_schema[i].field.at == at && thr_schema[i].def && thr_model_owning(thr_schema[i].path) == owner)
+      thr_config_read_default(&thr_schema[i], obj, NULL, 0);
 }
+static void apply_defaults(int at, void *obj) { apply_defaults_of(at, obj, NULL); }
 
-void thr_params_defaults(thr_params *prm) {
+void thr_params_defaults_of(thr_params *prm, int kind) {
   memset(prm, 0, sizeof *prm);
   apply_defaults(THR_AT_PARAMS, prm);
+  prm->model_kind = kind;
+  apply_defaults_of(THR_AT_PARAMS, prm, thr_model_of(kind));
 }
+
+void thr_params_defaults(thr_params *prm) { thr_params_defaults_of(prm, THR_MODEL_PBD); }
 
 void thr_config_scenario_defaults(thr_scenario *sc) {
   thr_params_defaults(&sc->prm);
@@ -736,6 +744,8 @@ static int read_sections(cfg *c, const thr_ynode *root) {
     const thr_key *k = &thr_schema[i];
     if (!thr_key_is_child(k, "") || k->type != THR_KEY_MAP || (k->flags & THR_KEY_REQUIRED)) continue;
     if (*thr_schema_names(required, sizeof required, k->path, THR_KEY_REQUIRED, ", ")) continue;
+    const thr_model_desc *owner = thr_model_owning(k->path);
+    if (owner && owner->kind != c->sc->prm.model_kind) continue; /* read_model refused it if given */
     if (read_section(c, root, k)) return -1;
   }
   return 0;
@@ -2284,6 +2294,33 @@ static int add_walls(cfg *c) {
 
 /* ---- the whole scenario --------------------------------------------------- */
 
+/* model.kind before the sections: another model's sections are refused
+ * (their keys would fill the run's model's member of the parameters' model
+ * union), and this model's keys get their defaults. */
+static const thr_ynode *key_at(const thr_ynode *root, const char *a, const char *b);
+static int read_model(cfg *c, const thr_ynode *root) {
+  thr_params *prm = &c->sc->prm;
+  const thr_ynode *m = thr_ymap_get(root, "model");
+  if (m && m->kind == THR_Y_MAP && read_key(c, m, "model", "kind", NULL)) return -1;
+  const thr_model_desc *mine = thr_model_of(prm->model_kind);
+  for (int k = 0; k < thr_model_count; ++k) {
+    const thr_model_desc *d = thr_models[k];
+    for (const char *s = d->sections; d != mine && *s;) {
+      char section[32];
+      size_t n = strcspn(s, ", ");
+      snprintf(section, sizeof section, "%.*s", (int)n, s);
+      if (thr_ymap_get(root, section))
+        return fail(c, key_at(root, section, NULL), section,
+                    "applies to model.kind: %s only (this scenario is %s; give model: {kind: %s})", d->key, mine->key,
+                    d->key);
+      s += n;
+      s += strspn(s, ", ");
+    }
+  }
+  apply_defaults_of(THR_AT_PARAMS, prm, mine);
+  return 0;
+}
+
 /* model.preset first: its values replace the table's defaults, and the
  * scenario's own values (read after) replace those. */
 static int read_preset(cfg *c, const thr_ynode *root) {
@@ -2364,10 +2401,10 @@ static int read_bstate(cfg *c, const thr_ynode *item, const char *path, int i) {
   char p[PATH_LEN];
   thr_scenario *sc = c->sc;
   thr_params *prm = &sc->prm;
-  thr_bstate *st = &prm->bstates[i];
+  thr_bstate *st = &prm->orca.bstates[i];
   named states = bstates_named(sc, i + 1);
   sc->bstate_line[i] = item_line(item);
-  st->range = prm->orca_range, st->horizon = prm->orca_horizon, st->push = prm->push_mode; /* defaults: other keys */
+  st->range = prm->orca.range, st->horizon = prm->orca.horizon, st->push = prm->orca.push_mode; /* defaults: other keys */
   st->radius = 0.0f;
   if (item_map(c, item, path, "a map {name: NAME, goal: ..., speed: ..., push: ...}") || need_keys(c, item, path, -1) ||
       thr_config_read_default(row_of(path, "speed"), &st->speed, c->err, c->errlen) ||
@@ -2383,8 +2420,8 @@ static int read_btrans(cfg *c, const thr_ynode *item, const char *path, int i) {
   char p[PATH_LEN];
   thr_scenario *sc = c->sc;
   thr_params *prm = &sc->prm;
-  thr_btrans *t = &prm->btrans[i];
-  named states = bstates_named(sc, prm->n_bstates);
+  thr_btrans *t = &prm->orca.btrans[i];
+  named states = bstates_named(sc, prm->orca.n_bstates);
   memset(t, 0, sizeof *t);
   if (item_map(c, item, path, "a map {from: STATE, to: STATE, after|arrived|region|laps|lap|chance|slow: ...}") ||
       read_form(c, item, path, &t->kind) || need_keys(c, item, path, -1) ||
@@ -2442,17 +2479,17 @@ static int read_behaviors(cfg *c, const thr_ynode *root) {
       return fail(c, trans, "behaviors.transitions", "there are no states to go between (behaviors.states)");
     return 0;
   }
-  if (!thr_ymap_get(m, "start")) prm->circ_start = v2_add(prm->circ_center, v2(1.0f, 0.0f));
+  if (!thr_ymap_get(m, "start")) prm->orca.circ_start = v2_add(prm->orca.circ_center, v2(1.0f, 0.0f));
   if (states->n > THR_MAX_BSTATES)
     return fail(c, states, "behaviors.states", "at most %d states, got %d", THR_MAX_BSTATES, states->n);
   if (trans && trans->n > THR_MAX_BTRANS)
     return fail(c, trans, "behaviors.transitions", "at most %d transitions, got %d", THR_MAX_BTRANS, trans->n);
   for (int i = 0; i < states->n; ++i) {
-    prm->n_bstates = i + 1;
+    prm->orca.n_bstates = i + 1;
     if (read_bstate(c, states->items[i], subindex(q, "behaviors.states", i), i)) return -1;
   }
   for (int i = 0; trans && i < trans->n; ++i) {
-    prm->n_btrans = i + 1;
+    prm->orca.n_btrans = i + 1;
     if (read_btrans(c, trans->items[i], subindex(q, "behaviors.transitions", i), i)) return -1;
   }
   return 0;
@@ -2463,17 +2500,17 @@ static int read_block_behaviors(cfg *c, const thr_ynode *root) {
   char p[PATH_LEN], b[PATH_LEN];
   thr_scenario *sc = c->sc;
   const thr_ynode *list = thr_ymap_get(root, "agents");
-  named states = bstates_named(sc, sc->prm.n_bstates);
+  named states = bstates_named(sc, sc->prm.orca.n_bstates);
   for (int i = 0; list && list->kind == THR_Y_SEQ && i < list->n && i < sc->n_blocks; ++i) {
     const thr_ynode *v = thr_ymap_get(list->items[i], "behavior");
     if (!v) {
-      if (sc->blocks[i].laps && !sc->prm.n_bstates)
+      if (sc->blocks[i].laps && !sc->prm.orca.n_bstates)
         return fail(c, thr_ymap_get(list->items[i], "laps"), subkey(p, subindex(b, "agents", i), "laps"),
                     "there are no behaviour states to count laps for (behaviors.states)");
       continue;
     }
     subkey(p, subindex(b, "agents", i), "behavior");
-    if (!sc->prm.n_bstates)
+    if (!sc->prm.orca.n_bstates)
       return fail(c, v, p, "there are no behaviour states (define them under behaviors.states)");
     if (resolve_name(c, v, p, &states, &sc->blocks[i].bstate)) return -1;
   }
@@ -2623,18 +2660,11 @@ static int set_velocity_model(cfg *c, const thr_ynode *root, const thr_model_des
   return 0;
 }
 
-/* model.kind orca and powerlaw (docs/orca.md, docs/powerlaw.md); in every
- * scenario, the other models' keys other than their defaults are refused. */
+/* model.kind orca and powerlaw (docs/orca.md, docs/powerlaw.md): what they
+ * cannot have, then the model's own checks and derived parameters. */
 static int set_model(cfg *c, const thr_ynode *root) {
   thr_params *prm = &c->sc->prm;
-  const thr_model_desc *owner = NULL, *mine = thr_model_of(prm->model_kind);
-  thr_params defaults;
-  thr_params_defaults(&defaults);
-  const char *foreign = thr_model_foreign_keys(prm, &defaults, &owner);
-  if (foreign)
-    return fail(c, key_at(root, foreign, NULL), foreign,
-                "applies to model.kind: %s only (this scenario is %s; give model: {kind: %s})", owner->key, mine->key,
-                owner->key);
+  const thr_model_desc *mine = thr_model_of(prm->model_kind);
   if (thr_model_plans_itself(prm) && set_velocity_model(c, root, mine)) return -1;
   thr_model_fault f = {0};
   if (mine->settle && mine->settle(prm, (unsigned long long)c->sc->seed, &f)) {
@@ -2667,7 +2697,8 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
   if (root->kind != THR_Y_MAP)
     return fail(c, root, "", "expected a map of keys (name, world, agents, ...) at the top level, got %s",
                 got(root, g));
-  if (check_keys(c, root, "") || read_preset(c, root) || read_top_scalars(c, root) || read_sections(c, root) ||
+  if (check_keys(c, root, "") || read_preset(c, root) || read_model(c, root) || read_top_scalars(c, root) ||
+      read_sections(c, root) ||
       read_geometry(c, root) || read_world(c, root))
     return -1;
   if (read_goals(c, root) || read_obstacles(c, root) || read_exits(c, root) || read_stages(c, root) ||

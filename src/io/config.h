@@ -19,6 +19,9 @@ int thr_config_load(const char *path, const char *const *sets, int n_sets, thr_s
 /* The paper's defaults (radius-0.5 agents), as documented: the key table's
  * defaults of the thr_params fields; every other field 0. */
 void thr_params_defaults(thr_params *prm);
+/* ... of the shared keys and those of model `kind` (THR_MODEL_*): only the
+ * run's model's member of the parameters' model union holds values. */
+void thr_params_defaults_of(thr_params *prm, int kind);
 
 /* The key table's defaults of the thr_scenario fields, thr_params included;
  * other fields are left as they are. (The name, derived from the file's

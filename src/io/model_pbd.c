@@ -36,4 +36,4 @@ static void json(FILE *f, const thr_params *p) {
   fprintf(f, "  \"model\": {\"kind\": \"pbd\"},\n");
 }
 
-const thr_model_desc thr_model_pbd = {THR_MODEL_PBD, "pbd", NULL, NULL, summary, json, NULL};
+const thr_model_desc thr_model_pbd = {THR_MODEL_PBD, "pbd", NULL, NULL, summary, json, ""};

@@ -6,7 +6,7 @@ static void summary(FILE *f, const thr_scenario *sc, const thr_params *p) {
   (void)sc;
   fprintf(f, "  model      power law (docs/powerlaw.md): E = k/tau^2 exp(-tau/tau0), k %g m^2/s^2, tau0 %g s, driving "
          "xi %g s, range %g m, acceleration cap %g m/s^2, speed clamp %g m/s\n",
-         (double)p->pl_k, (double)p->pl_tau0, (double)p->pl_xi, (double)p->pl_range, (double)p->pl_max_accel,
+         (double)p->powerlaw.k, (double)p->powerlaw.tau0, (double)p->powerlaw.xi, (double)p->powerlaw.range, (double)p->powerlaw.max_accel,
          (double)p->max_speed);
   fprintf(f, "  goals      arrive radius %g m\n", (double)p->arrive_radius);
 }
@@ -14,15 +14,8 @@ static void summary(FILE *f, const thr_scenario *sc, const thr_params *p) {
 static void json(FILE *f, const thr_params *p) {
   fprintf(f, "  \"model\": {\"kind\": \"powerlaw\", \"k\": %.9g, \"tau0\": %.9g, \"xi\": %.9g, \"range\": %.9g, "
              "\"max_accel\": %.9g},\n",
-          p->pl_k, p->pl_tau0, p->pl_xi, p->pl_range, p->pl_max_accel);
-}
-
-static const char *keys_given(const thr_params *p, const thr_params *d) {
-  return p->pl_k != d->pl_k || p->pl_tau0 != d->pl_tau0 || p->pl_xi != d->pl_xi || p->pl_range != d->pl_range ||
-                 p->pl_max_accel != d->pl_max_accel
-             ? "powerlaw"
-             : NULL;
+          p->powerlaw.k, p->powerlaw.tau0, p->powerlaw.xi, p->powerlaw.range, p->powerlaw.max_accel);
 }
 
 const thr_model_desc thr_model_powerlaw = {THR_MODEL_POWERLAW, "powerlaw", "its speed clamp", NULL, summary,
-                                         json, keys_given};
+                                         json, "powerlaw"};

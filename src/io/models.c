@@ -1,8 +1,10 @@
 #include "models.h"
 
+#include <string.h>
+
 /* in the order of the model list (base/model_list.h) */
 const thr_model_desc *const thr_models[] = {
-#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) &thr_model_##name,
+#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls, derive) &thr_model_##name,
     THR_MODELS(THR_X)
 #undef THR_X
 };
@@ -14,14 +16,14 @@ const thr_model_desc *thr_model_of(int kind) {
   return NULL;
 }
 
-const char *thr_model_foreign_keys(const thr_params *p, const thr_params *d, const thr_model_desc **owner) {
-  for (int k = 0; k < thr_model_count; ++k) {
-    const thr_model_desc *m = thr_models[k];
-    const char *s = m->kind != p->model_kind && m->keys_given ? m->keys_given(p, d) : NULL;
-    if (s) {
-      if (owner) *owner = m;
-      return s;
+const thr_model_desc *thr_model_owning(const char *path) {
+  size_t len = strcspn(path, ".[");
+  for (int k = 0; k < thr_model_count; ++k)
+    for (const char *s = thr_models[k]->sections; *s;) {
+      size_t n = strcspn(s, ", ");
+      if (n == len && !strncmp(s, path, len)) return thr_models[k];
+      s += n;
+      s += strspn(s, ", ");
     }
-  }
   return NULL;
 }

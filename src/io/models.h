@@ -29,19 +29,19 @@ typedef struct thr_model_desc {
   void (*summary)(FILE *f, const thr_scenario *sc, const thr_params *p);
   /* run.json: the "model" object, one line with its trailing comma */
   void (*json)(FILE *f, const thr_params *p);
-  /* The section of this model's keys that p gives with values other than
-   * the defaults d, or NULL (another model's scenario may not: they would
-   * change nothing). */
-  const char *(*keys_given)(const thr_params *p, const thr_params *d);
+  /* its top-level sections ("orca, forces, behaviors"; "" for none): their
+   * keys fill its member of thr_params's model union, so another model's
+   * scenario may not give them */
+  const char *sections;
 } thr_model_desc;
 
 /* thr_model_pbd, thr_model_orca, ...: one per line of the model list */
-#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls) extern const thr_model_desc thr_model_##name;
+#define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls, derive) extern const thr_model_desc thr_model_##name;
 THR_MODELS(THR_X)
 #undef THR_X
 
 /* The model.kind choices, "pbd, orca, powerlaw" (the model list's order). */
-#define THR_MODEL_CHOICE(KIND, name, own_plan, groups, reach0, reach1, walls) ", " #name
+#define THR_MODEL_CHOICE(KIND, name, own_plan, groups, reach0, reach1, walls, derive) ", " #name
 #define THR_MODEL_CHOICES (THR_MODELS(THR_MODEL_CHOICE) + 2)
 
 /* Every model, in THR_MODEL_* order, and the one of a kind (NULL if none). */
@@ -49,8 +49,8 @@ extern const thr_model_desc *const thr_models[];
 extern const int thr_model_count;
 const thr_model_desc *thr_model_of(int kind);
 
-/* The first model other than p's whose keys p gives with values other than
- * the defaults d: that section, and the model in *owner; NULL when none. */
-const char *thr_model_foreign_keys(const thr_params *p, const thr_params *d, const thr_model_desc **owner);
+/* The model whose section holds the key `path` ("forces.k_thresh"), or NULL
+ * for the keys every model shares. */
+const thr_model_desc *thr_model_owning(const char *path);
 
 #endif

@@ -45,7 +45,7 @@
   PASS(BEHAVIOR, "behavior", UPDATE, thr_agent_behavior, THR_NO_3D,                                               \
     prm->model_kind == THR_MODEL_ORCA, 0)          \
   PASS(ORCA_FORCES, "orca_forces", UPDATE, thr_agent_orca_forces_out, THR_NO_3D,                                  \
-    prm->model_kind == THR_MODEL_ORCA && prm->forces_on,                                                         \
+    prm->model_kind == THR_MODEL_ORCA && prm->orca.forces_on,                                                         \
     THR_FIELD_BIT(FPUSH) | THR_FIELD_BIT(FAHEAD) | THR_FIELD_BIT(FSHARE) | THR_FIELD_BIT(FAXIS) |                \
         THR_FIELD_BIT(FCONE))                  \
   PASS(PLAN_VELOCITY, "plan", UPDATE, thr_agent_plan_velocity, THR_NO_3D, prm->headway_on, THR_FIELD_BIT(VPREF)) \

@@ -32,7 +32,7 @@ THR_HD void thr_orca_keep(float d2, uint32_t id, int j, float *key_d, uint32_t *
 }
 
 /* The nearest neighbours of agent i closer than range (start of step), at
- * most prm.orca_neighbors, ordered by (squared distance, id): the same set
+ * most prm.orca.neighbors, ordered by (squared distance, id): the same set
  * in the same order whatever the rank or the scan order. Returns their
  * number; their indices in nb. The cells are scanned ring by ring (ring r:
  * the cells r away in x or y), and the scan stops once the list is full
@@ -44,7 +44,7 @@ THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, float range, int *nb) {
   const thr_grid_view *g = &c->grid;
   float key_d[THR_ORCA_MAX_NEIGHBORS], r2 = range * range;
   uint32_t key_id[THR_ORCA_MAX_NEIGHBORS];
-  int m = 0, cap = prm->orca_neighbors < THR_ORCA_MAX_NEIGHBORS ? prm->orca_neighbors : THR_ORCA_MAX_NEIGHBORS;
+  int m = 0, cap = prm->orca.neighbors < THR_ORCA_MAX_NEIGHBORS ? prm->orca.neighbors : THR_ORCA_MAX_NEIGHBORS;
   if (cap <= 0) return 0;
   thr_vec2 xi = c->x[i];
   int cell = g->cell_of[i], cx = cell % g->nx, cy = cell / g->nx;
@@ -144,7 +144,7 @@ THR_HD int thr_orca_obstacle_lines(const thr_ctx *c, int i, thr_vec2 v, thr_orca
   const thr_params *prm = &c->prm;
   const thr_obstacle_view *ov = &c->obs;
   thr_vec2 xi = c->x[i];
-  float ri = c->radius[i], reach = prm->orca_horizon_obst * prm->max_speed + ri, r2 = reach * reach;
+  float ri = c->radius[i], reach = prm->orca.horizon_obst * prm->max_speed + ri, r2 = reach * reach;
   float key_d[THR_ORCA_MAX_EDGES];
   int key_o[THR_ORCA_MAX_EDGES], key_k[THR_ORCA_MAX_EDGES], key_ccw[THR_ORCA_MAX_EDGES], m = 0;
   int cell = c->grid.cell_of[i];
@@ -175,7 +175,7 @@ THR_HD int thr_orca_obstacle_lines(const thr_ctx *c, int i, thr_vec2 v, thr_orca
   int n = 0;
   for (int j = 0; j < m; ++j) {
     thr_orca_edge e = thr_orca_edge_of(ov, key_o[j], key_k[j], key_ccw[j]);
-    n += thr_orca_obstacle_line(lines, n, &e, xi, v, ri, prm->orca_horizon_obst, &lines[n]);
+    n += thr_orca_obstacle_line(lines, n, &e, xi, v, ri, prm->orca.horizon_obst, &lines[n]);
   }
   return n;
 }
@@ -186,13 +186,13 @@ THR_HD int thr_orca_obstacle_lines(const thr_ctx *c, int i, thr_vec2 v, thr_orca
  * it has no behaviour states. */
 THR_HD thr_bstate thr_orca_state(const thr_ctx *c, const thr_agents *a, int i) {
   const thr_params *prm = &c->prm;
-  if (prm->n_bstates > 0) return prm->bstates[a->bstate[i]];
+  if (prm->orca.n_bstates > 0) return prm->orca.bstates[a->bstate[i]];
   thr_bstate s;
   s.goal = THR_STATE_GOAL_KEEP;
   s.speed = 1.0f;
-  s.range = prm->orca_range;
-  s.horizon = prm->orca_horizon;
-  s.push = prm->push_mode;
+  s.range = prm->orca.range;
+  s.horizon = prm->orca.horizon;
+  s.push = prm->orca.push_mode;
   s.radius = 0.0f;
   return s;
 }
@@ -211,8 +211,8 @@ enum { THR_FLAG_LAP_SEEN = 64u, THR_FLAG_LAP_ARMED = 128u };
  * during the last step (x - dt v -> x)? Signs of cross products only: no
  * trigonometry. */
 THR_HD int thr_orca_ray_crossed(const thr_params *prm, thr_vec2 x, thr_vec2 v, float side) {
-  thr_vec2 c = prm->circ_center;
-  thr_vec2 b = v2_scale(v2_sub(prm->circ_start, c), side);
+  thr_vec2 c = prm->orca.circ_center;
+  thr_vec2 b = v2_scale(v2_sub(prm->orca.circ_start, c), side);
   thr_vec2 now = v2_sub(x, c), before = v2_sub(v2_sub(x, v2_scale(v, prm->dt)), c);
   return thr_det(b, before) < 0.0f && thr_det(b, now) >= 0.0f && v2_dot(now, b) > 0.0f;
 }
@@ -225,7 +225,7 @@ THR_HD int thr_orca_lap(const thr_params *prm, const thr_agents *a, int i) {
   thr_vec2 x = a->x[i], v = a->v[i];
   if (!(f & THR_FLAG_LAP_SEEN)) {
     f |= THR_FLAG_LAP_SEEN;
-    if (thr_det(v2_sub(prm->circ_start, prm->circ_center), v2_sub(x, prm->circ_center)) < 0.0f) f |= THR_FLAG_LAP_ARMED;
+    if (thr_det(v2_sub(prm->orca.circ_start, prm->orca.circ_center), v2_sub(x, prm->orca.circ_center)) < 0.0f) f |= THR_FLAG_LAP_ARMED;
   }
   int lap = 0;
   if (thr_orca_ray_crossed(prm, x, v, -1.0f)) f |= THR_FLAG_LAP_ARMED;
@@ -253,9 +253,9 @@ THR_HD int thr_orca_transition_fires(const thr_ctx *c, const thr_agents *a, int 
     case THR_BT_LAP:
       return lap;
     case THR_BT_SLOW:
-      return a->bslow[i] >= c->prm.slow_steps;
+      return a->bslow[i] >= c->prm.orca.slow_steps;
     case THR_BT_RANDOM:
-      return thr_rng_uniform(c->prm.rng_seed, a->id[i], thr_orca_step(c), 0x6273u + (uint32_t)(t - c->prm.btrans)) <
+      return thr_rng_uniform(c->prm.orca.rng_seed, a->id[i], thr_orca_step(c), 0x6273u + (uint32_t)(t - c->prm.orca.btrans)) <
              t->chance;
     default:
       return 0;
@@ -271,18 +271,18 @@ THR_HD int thr_orca_transition_fires(const thr_ctx *c, const thr_agents *a, int 
 THR_HD void thr_agent_behavior(const thr_ctx *c, const thr_agents *a, int i) {
   const thr_params *prm = &c->prm;
   thr_bstate st = thr_orca_state(c, a, i);
-  a->bslow[i] = v2_len(a->v[i]) < prm->slow_speed ? a->bslow[i] + 1 : 0;
-  if (prm->n_bstates == 0) return;
+  a->bslow[i] = v2_len(a->v[i]) < prm->orca.slow_speed ? a->bslow[i] + 1 : 0;
+  if (prm->orca.n_bstates == 0) return;
   a->btime[i] += 1;
   int lap = st.goal == THR_STATE_GOAL_CIRCULATE && thr_orca_lap(prm, a, i);
   a->laps[i] += lap;
-  for (int k = 0; k < prm->n_btrans; ++k) {
-    const thr_btrans *t = &prm->btrans[k];
+  for (int k = 0; k < prm->orca.n_btrans; ++k) {
+    const thr_btrans *t = &prm->orca.btrans[k];
     if (t->from != a->bstate[i] || !thr_orca_transition_fires(c, a, i, t, lap)) continue;
     a->bstate[i] = t->to;
     a->btime[i] = 0;
     a->bslow[i] = 0;
-    int g = prm->bstates[t->to].goal;
+    int g = prm->orca.bstates[t->to].goal;
     if (g != THR_STATE_GOAL_KEEP) { /* the state's goal, straight (no distance field) */
       a->goal_set[i] = g >= 0 ? g : THR_GOALSET_NONE;
       a->route[i] = -1;
@@ -300,16 +300,16 @@ THR_HD thr_vec2 thr_orca_preferred(const thr_ctx *c, const thr_agents *a, int i,
   const thr_params *prm = &c->prm;
   if (st->goal == THR_STATE_GOAL_STAND || c->ev.time < a->release[i]) return v2(0.0f, 0.0f);
   if (st->goal == THR_STATE_GOAL_CIRCULATE) {
-    thr_vec2 r = v2_sub(a->x[i], prm->circ_center);
+    thr_vec2 r = v2_sub(a->x[i], prm->orca.circ_center);
     float d = v2_len(r);
     if (!(d > 0.0f)) return v2(0.0f, 0.0f);
     thr_vec2 u = v2_scale(r, 1.0f / d);
     thr_vec2 dir = thr_perp_left(u);
-    float radius = st->radius > 0.0f ? st->radius : prm->circ_radius;
+    float radius = st->radius > 0.0f ? st->radius : prm->orca.circ_radius;
     if (radius > 0.0f) { /* radial weight `inward` from 1 m off the radius on, less nearer */
       float off = radius - d;
       off = off > 1.0f ? 1.0f : (off < -1.0f ? -1.0f : off);
-      dir = v2_add(dir, v2_scale(u, prm->circ_inward * off));
+      dir = v2_add(dir, v2_scale(u, prm->orca.circ_inward * off));
     }
     return v2_scale(dir, a->pref_speed[i] * st->speed / v2_len(dir));
   }
@@ -330,13 +330,13 @@ enum { THR_FLAG_FORCED = 16u,      /* an external force acted on the agent last 
 THR_HD int thr_orca_pushes(const thr_params *prm, thr_vec2 xi, thr_vec2 vi, float ri, thr_vec2 ahead, thr_vec2 xk,
                            float rk) {
   thr_vec2 d = v2_sub(xk, v2_add(xi, v2_scale(vi, prm->dt))), e = v2_sub(xk, xi);
-  float R = ri + rk + prm->interact_margin;
-  return v2_len2(d) < R * R && v2_dot(e, ahead) > 0.0f && v2_len2(e) < prm->orca_reach * prm->orca_reach;
+  float R = ri + rk + prm->orca.interact_margin;
+  return v2_len2(d) < R * R && v2_dot(e, ahead) > 0.0f && v2_len2(e) < prm->orca.reach * prm->orca.reach;
 }
 
 /* Does agent i push this step (its state's push mode)? */
 THR_HD int thr_orca_is_pusher(const thr_ctx *c, const thr_agents *a, int i, const thr_bstate *st) {
-  return st->push == THR_PUSH_ALWAYS || (st->push == THR_PUSH_WHEN_SLOW && a->bslow[i] >= c->prm.slow_steps);
+  return st->push == THR_PUSH_ALWAYS || (st->push == THR_PUSH_WHEN_SLOW && a->bslow[i] >= c->prm.orca.slow_steps);
 }
 
 /* Pass A (UPDATE): what agent i hands on this step. Its push f_p shared
@@ -356,13 +356,13 @@ THR_HD void thr_agent_orca_forces_out(const thr_ctx *c, const thr_agents *a, int
   if (mass > 0.0f && thr_orca_is_pusher(c, a, i, &st)) {
     thr_vec2 vp = thr_orca_preferred(c, a, i, &st);
     ahead = thr_orca_dir(vp);
-    fp = prm->push_gain * mass * (prm->push_speed ? v2_len(vp) : v2_len(vi));
+    fp = prm->orca.push_gain * mass * (prm->orca.push_speed ? v2_len(vp) : v2_len(vi));
   }
   int forced = (a->flags[i] & THR_FLAG_FORCED) != 0;
-  thr_vec2 F = forced ? thr_orca_resistive_force(vi, a->vf[i], mass, prm->k_thresh, prm->dt, 1)
-                      : thr_orca_deceleration_force(vi, a->vprev[i], mass, prm->k_thresh, prm->cos_d, prm->dt, 0);
+  thr_vec2 F = forced ? thr_orca_resistive_force(vi, a->vf[i], mass, prm->orca.k_thresh, prm->dt, 1)
+                      : thr_orca_deceleration_force(vi, a->vprev[i], mass, prm->orca.k_thresh, prm->orca.cos_d, prm->dt, 0);
   thr_vec2 axis = thr_orca_dir(forced ? a->vf[i] : a->vprev[i]);
-  float cos_t = forced ? prm->cos_r : prm->cos_d;
+  float cos_t = forced ? prm->orca.cos_r : prm->orca.cos_d;
   int has_f = v2_len2(F) > 0.0f && v2_len2(axis) > 0.0f;
   int n_push = 0, n_cone = 0;
   if (fp > 0.0f || has_f) {
@@ -371,13 +371,13 @@ THR_HD void thr_agent_orca_forces_out(const thr_ctx *c, const thr_agents *a, int
     for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
       if (j == i) continue;
       n_push += fp > 0.0f && thr_orca_pushes(prm, xi, vi, ri, ahead, c->x[j], c->radius[j]);
-      n_cone += has_f && thr_orca_in_cone(axis, v2_sub(c->x[j], xi), ri + c->radius[j], prm->interact_margin, cos_t);
+      n_cone += has_f && thr_orca_in_cone(axis, v2_sub(c->x[j], xi), ri + c->radius[j], prm->orca.interact_margin, cos_t);
     }
   }
   a->fpush[i] = n_push > 0 ? fp / (float)n_push : 0.0f;
   a->fahead[i] = ahead;
   if (n_cone > 0) {
-    a->fshare[i] = v2_scale(F, (prm->inferred_sign ? 1.0f : -1.0f) / (float)n_cone);
+    a->fshare[i] = v2_scale(F, (prm->orca.inferred_sign ? 1.0f : -1.0f) / (float)n_cone);
     a->faxis[i] = axis;
     a->fcone[i] = cos_t;
   } else {
@@ -402,13 +402,13 @@ THR_HD thr_vec2 thr_orca_net_force(const thr_ctx *c, const thr_agents *a, int k)
   for (int j; (j = thr_nbr_next(&it, &c->grid)) >= 0;) {
     if (j == k) continue;
     thr_vec2 xj = c->x[j];
-    float R = rk + c->radius[j], col = R + prm->contact_margin;
+    float R = rk + c->radius[j], col = R + prm->orca.contact_margin;
     if (v2_len2(v2_sub(xk, xj)) < col * col)
-      f = v2_add(f, thr_orca_collision_force(xk, vk, wk, xj, c->v[j], c->inv_mass[j], prm->restitution, prm->dt,
+      f = v2_add(f, thr_orca_collision_force(xk, vk, wk, xj, c->v[j], c->inv_mass[j], prm->orca.restitution, prm->dt,
                                              thr_tie(c->id[k], c->id[j])));
     if (a->fpush[j] > 0.0f && thr_orca_pushes(prm, xj, c->v[j], c->radius[j], a->fahead[j], xk, rk))
       f = v2_add(f, thr_orca_push_force(xj, c->v[j], a->fpush[j], 1, xk, prm->dt));
-    if (v2_len2(a->faxis[j]) > 0.0f && thr_orca_in_cone(a->faxis[j], v2_sub(xk, xj), R, prm->interact_margin, a->fcone[j]))
+    if (v2_len2(a->faxis[j]) > 0.0f && thr_orca_in_cone(a->faxis[j], v2_sub(xk, xj), R, prm->orca.interact_margin, a->fcone[j]))
       f = v2_add(f, a->fshare[j]);
   }
   if (prm->walls_on && wk > 0.0f) {
@@ -417,10 +417,10 @@ THR_HD thr_vec2 thr_orca_net_force(const thr_ctx *c, const thr_agents *a, int k)
     for (int t = ov->cell_offset[cell]; t < ov->cell_offset[cell + 1]; ++t) {
       float dist;
       thr_vec2 n;
-      if (!thr_obstacle_distance(ov, ov->cell_items[t], xk, xk, &dist, &n) || !(dist < rk + prm->contact_margin))
+      if (!thr_obstacle_distance(ov, ov->cell_items[t], xk, xk, &dist, &n) || !(dist < rk + prm->orca.contact_margin))
         continue;
       float vn = v2_dot(vk, n);
-      if (vn < 0.0f) f = v2_add(f, v2_scale(n, -(1.0f + prm->restitution) * vn / wk / prm->dt));
+      if (vn < 0.0f) f = v2_add(f, v2_scale(n, -(1.0f + prm->orca.restitution) * vn / wk / prm->dt));
     }
   }
   return f;
@@ -444,7 +444,7 @@ THR_HD thr_vec2 thr_agent_orca(const thr_ctx *c, const thr_agents *a, int i) {
   int hard = prm->walls_on && c->obs.n > 0 ? thr_orca_obstacle_lines(c, i, vi, lines) : 0, n = hard;
   thr_vec2 vf = vi;
   int forced = 0;
-  if (prm->forces_on) {
+  if (prm->orca.forces_on) {
     thr_vec2 f = thr_orca_net_force(c, a, i);
     vf = v2_add(vi, v2_scale(f, c->inv_mass[i] * prm->dt));
     forced = thr_orca_force_line(vf, f, &lines[n]);
@@ -455,11 +455,11 @@ THR_HD thr_vec2 thr_agent_orca(const thr_ctx *c, const thr_agents *a, int i) {
   for (int k = 0; k < m; ++k) {
     int j = nb[k];
     lines[n + k] = thr_orca_agent_line(xi, vi, ri, c->x[j], c->v[j], c->radius[j], st.horizon, prm->dt,
-                                       prm->orca_share);
+                                       prm->orca.share);
   }
   thr_vec2 v;
   int ok = thr_orca_solve(lines, n + m, hard, vmax, vp, scratch, &v);
-  if (prm->forces_on) {
+  if (prm->orca.forces_on) {
     a->vprev[i] = vi;
     a->vf[i] = vf;
   }

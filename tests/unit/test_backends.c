@@ -565,7 +565,7 @@ THR_TEST(parts_equal_the_whole_pass) {
     f.prm.dim3 = mode == 1;
     f.prm.z_max = 10.0f;
     f.prm.model_kind = mode == 2 ? THR_MODEL_ORCA : mode == 3 ? THR_MODEL_POWERLAW : THR_MODEL_PBD;
-    f.prm.forces_on = mode == 2;
+    f.prm.orca.forces_on = mode == 2;
     f.prm.formation_on = mode == 0;
     add_crowd(&f, 300);
     thr_backend *whole = load(&f), *split = load(&f);

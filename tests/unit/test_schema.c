@@ -409,8 +409,9 @@ THR_TEST(spelled_out_defaults_change_nothing) {
     const thr_key *k = &thr_schema[i];
     /* goal.jitter alone is no goal: a goal map needs a point; the items of
      * the other lists (exits, stages, sources) need keys without defaults;
-     * the block below is a grid, which refuses the keys of other layouts */
-    if (!k->def || !strncmp(k->path, "agents[].goal.", 14) ||
+     * the block below is a grid, which refuses the keys of other layouts;
+     * the scenario is PBD, which refuses the other models' sections */
+    if (!k->def || !strncmp(k->path, "agents[].goal.", 14) || thr_model_owning(k->path) ||
         (strstr(k->path, "[]") && strncmp(k->path, "agents[]", 8)) || !thr_key_takes_form(k, THR_LAYOUT_GRID))
       continue;
     default_set(k, sets[n], sizeof sets[n]);
@@ -473,15 +474,27 @@ THR_TEST(model_kinds_match_the_model_table) {
   }
   CHECK(thr_key_choice(k, thr_model_count, (char[32]){0}, 32)[0] == '\0');
   CHECK(!strcmp(k->def, thr_models[0]->key));
-  /* another model's keys: a PBD scenario giving orca.neighbor_dist */
-  thr_params p, d;
-  thr_params_defaults(&p);
-  thr_params_defaults(&d);
-  const thr_model_desc *owner = NULL;
-  CHECK(thr_model_foreign_keys(&p, &d, &owner) == NULL);
-  p.orca_range = d.orca_range + 1.0f;
-  const char *s = thr_model_foreign_keys(&p, &d, &owner);
-  CHECK(s && !strcmp(s, "orca") && owner == &thr_model_orca);
-  p.model_kind = THR_MODEL_ORCA; /* its own keys are its own */
-  CHECK(thr_model_foreign_keys(&p, &d, &owner) == NULL);
+  /* which model owns a key: its section's */
+  CHECK(thr_model_owning("orca.neighbor_dist") == &thr_model_orca);
+  CHECK(thr_model_owning("forces.k_thresh") == &thr_model_orca);
+  CHECK(thr_model_owning("behaviors.states[].push") == &thr_model_orca);
+  CHECK(thr_model_owning("powerlaw.tau0") == &thr_model_powerlaw);
+  CHECK(thr_model_owning("contact.stiffness") == NULL && thr_model_owning("model.kind") == NULL);
+  CHECK(thr_model_owning("orcas.x") == NULL && thr_model_owning("orc") == NULL);
+  /* every key of a model's section fills that model's member of the
+   * parameters' union, and no shared key lies in the union */
+  size_t lo = offsetof(thr_params, orca), hi = lo + sizeof(((thr_params *)0)->orca);
+  for (size_t i = 0; i < thr_schema_len; ++i) {
+    const thr_key *r = &thr_schema[i];
+    if (r->field.at != THR_AT_PARAMS) continue;
+    int in_union = r->field.off >= lo && r->field.off < hi;
+    CHECK(in_union == (thr_model_owning(r->path) != NULL));
+  }
+  /* defaults: a model's own, and the shared ones whatever the model */
+  thr_params p, q;
+  thr_params_defaults_of(&p, THR_MODEL_ORCA);
+  thr_params_defaults_of(&q, THR_MODEL_POWERLAW);
+  CHECK(p.orca.range == 3.0f && p.orca.neighbors == 10 && p.orca.k_thresh == 0.5f);
+  CHECK(q.powerlaw.k == 1.5f && q.powerlaw.range == 10.0f);
+  CHECK(p.dt == q.dt && p.contact_stiffness == q.contact_stiffness);
 }
