@@ -12,7 +12,8 @@
  *   derive    an expression that sets its parameters derived from the world (the world's init)
  * Expressions read the parameters `prm` and the largest agent radius `rmax`.
  *
- * A new model is a line here, its parameters (params.h), its keys
+ * A new model is a line here, its parameters (a struct in
+ * params_<name>.h, a member of the model union in params.h), its keys
  * (io/schema.c), its host row (io/model_<name>.c), its pass rows
  * (kernels/pass_list.h) and functions (kernels/passes_<name>.h), and its
  * tests: the loader, `throng check`, run.json, the world's rings, the ghost
