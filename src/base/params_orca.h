@@ -70,10 +70,10 @@ typedef struct thr_orca_params {
   int inferred_sign;      /* 0: neighbours get the reaction -F/N, 1: literal +F/N */
   float reach;            /* pushes, collisions and inferred forces act within this centre distance
                              (derived: 2 r_max + the larger margin + 2 max_speed dt) [m] */
-  /* behaviour state machines (behaviors.*) */
+  /* behaviour state machines (behaviors.*): their counts; the tables are
+   * the scenario's and the world's (thr_ctx.bstates, .btrans), so that
+   * they do not travel by value with every kernel's context */
   int n_bstates, n_btrans;
-  thr_bstate bstates[THR_MAX_BSTATES];
-  thr_btrans btrans[THR_MAX_BTRANS];
   thr_vec2 circ_center;   /* behaviors.center: circulation centre [m] */
   thr_vec2 circ_start;    /* behaviors.start: the lap line runs from the centre through it [m] */
   float circ_inward;      /* behaviors.inward: weight of the pull towards circ_radius */

@@ -114,7 +114,10 @@ typedef struct thr_scenario {
   thr_goal *goals;
   char (*goal_names)[64];
   int *goal_line;
-  /* behaviour states of ORCA agents (their parameters are in prm) */
+  /* behaviour states and transitions of ORCA agents (their counts are in
+   * prm.orca) */
+  thr_bstate bstates[THR_MAX_BSTATES];
+  thr_btrans btrans[THR_MAX_BTRANS];
   char bstate_names[THR_MAX_BSTATES][64];
   int bstate_line[THR_MAX_BSTATES];
   int n_sets;

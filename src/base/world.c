@@ -146,7 +146,10 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   w->goals = dup_array(sc->goals, sizeof(thr_goal) * (size_t)sc->n_goals);
   w->set_first = dup_array(sc->set_first, sizeof(int) * (size_t)(sc->n_sets + 1));
   w->set_items = dup_array(sc->set_items, sizeof(int) * (size_t)(sc->n_sets ? sc->set_first[sc->n_sets] : 0));
-  if (!w->obs_vfirst || !w->obs_closed || !w->verts || !w->goals || !w->set_first || !w->set_items) {
+  w->bstates = dup_array(sc->bstates, sizeof sc->bstates);
+  w->btrans = dup_array(sc->btrans, sizeof sc->btrans);
+  if (!w->obs_vfirst || !w->obs_closed || !w->verts || !w->goals || !w->set_first || !w->set_items || !w->bstates ||
+      !w->btrans) {
     snprintf(err, errlen, "out of memory");
     return -1;
   }
@@ -337,5 +340,7 @@ void thr_world_free(thr_world *w) {
   free(w->goals);
   free(w->set_first);
   free(w->set_items);
+  free(w->bstates);
+  free(w->btrans);
   memset(w, 0, sizeof *w);
 }

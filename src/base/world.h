@@ -33,6 +33,10 @@ typedef struct thr_world {
   int n_goals, n_sets;
   thr_goal *goals;
   int *set_first, *set_items;
+  /* ORCA's behaviour states and transitions (the scenario's tables, whole;
+   * prm.orca holds their counts) */
+  thr_bstate *bstates;
+  thr_btrans *btrans;
 
   /* evacuation (base/evacuation.h): exits (outer rings) with their lists per
    * cell of `window`, stages, slots, measurement lines (2 points each) and

@@ -2401,7 +2401,7 @@ static int read_bstate(cfg *c, const thr_ynode *item, const char *path, int i) {
   char p[PATH_LEN];
   thr_scenario *sc = c->sc;
   thr_params *prm = &sc->prm;
-  thr_bstate *st = &prm->orca.bstates[i];
+  thr_bstate *st = &sc->bstates[i];
   named states = bstates_named(sc, i + 1);
   sc->bstate_line[i] = item_line(item);
   st->range = prm->orca.range, st->horizon = prm->orca.horizon, st->push = prm->orca.push_mode; /* defaults: other keys */
@@ -2420,7 +2420,7 @@ static int read_btrans(cfg *c, const thr_ynode *item, const char *path, int i) {
   char p[PATH_LEN];
   thr_scenario *sc = c->sc;
   thr_params *prm = &sc->prm;
-  thr_btrans *t = &prm->orca.btrans[i];
+  thr_btrans *t = &sc->btrans[i];
   named states = bstates_named(sc, prm->orca.n_bstates);
   memset(t, 0, sizeof *t);
   if (item_map(c, item, path, "a map {from: STATE, to: STATE, after|arrived|region|laps|lap|chance|slow: ...}") ||
@@ -2667,7 +2667,7 @@ static int set_model(cfg *c, const thr_ynode *root) {
   const thr_model_desc *mine = thr_model_of(prm->model_kind);
   if (thr_model_plans_itself(prm) && set_velocity_model(c, root, mine)) return -1;
   thr_model_fault f = {0};
-  if (mine->settle && mine->settle(prm, (unsigned long long)c->sc->seed, &f)) {
+  if (mine->settle && mine->settle(prm, c->sc, &f)) {
     char key[96];
     snprintf(key, sizeof key, "%s.%s", f.section, f.name);
     return fail(c, key_at(root, f.section, f.name), key, "%s", f.why);

@@ -23,7 +23,7 @@ static void summary(FILE *f, const thr_scenario *sc, const thr_params *p) {
   else
     fprintf(f, "  forces     off (pure ORCA)\n");
   for (int k = 0; k < p->orca.n_bstates; ++k) {
-    const thr_bstate *st = &p->orca.bstates[k];
+    const thr_bstate *st = &sc->bstates[k];
     fprintf(f, "  behavior   %-12s goal %s, speed x%g, neighbours within %g m, time horizon %g s, push %s\n",
            sc->bstate_names[k],
            st->goal == THR_STATE_GOAL_KEEP ? "kept" : st->goal == THR_STATE_GOAL_STAND ? "none (stands)"
@@ -55,7 +55,7 @@ static int refuse(thr_model_fault *f, const char *section, const char *name) {
 /* The forces' limits the key table cannot say; the angles as cosines (once:
  * per-step code uses no trigonometry), slow_time in steps, the ghost rings'
  * range (the largest of any behaviour state). */
-static int settle(thr_params *p, unsigned long long seed, thr_model_fault *f) {
+static int settle(thr_params *p, const thr_scenario *sc, thr_model_fault *f) {
   if (!(p->orca.k_thresh < 1.0f)) {
     snprintf(f->why, sizeof f->why, "must be below 1 (a handed-on force must fade), got %g", (double)p->orca.k_thresh);
     return refuse(f, "forces", "k_thresh");
@@ -68,10 +68,10 @@ static int settle(thr_params *p, unsigned long long seed, thr_model_fault *f) {
   p->orca.cos_d = (float)cos((double)p->orca.theta_d * 3.14159265358979323846 / 180.0);
   p->orca.cos_r = (float)cos((double)p->orca.theta_r * 3.14159265358979323846 / 180.0);
   p->orca.slow_steps = (int)ceil((double)p->orca.slow_time / (double)p->dt - 1e-9);
-  p->orca.rng_seed = seed;
+  p->orca.rng_seed = (unsigned long long)sc->seed;
   p->orca.range_max = p->orca.range;
   for (int k = 0; k < p->orca.n_bstates; ++k)
-    if (p->orca.bstates[k].range > p->orca.range_max) p->orca.range_max = p->orca.bstates[k].range;
+    if (sc->bstates[k].range > p->orca.range_max) p->orca.range_max = sc->bstates[k].range;
   if (p->orca.neighbors > THR_ORCA_MAX_NEIGHBORS) {
     snprintf(f->why, sizeof f->why, "must be at most %d, got %d", THR_ORCA_MAX_NEIGHBORS, p->orca.neighbors);
     return refuse(f, "orca", "max_neighbors");

@@ -24,7 +24,7 @@ typedef struct thr_model_desc {
   const char *max_speed_role;
   /* After every key is read: checks what the key table cannot and derives
    * the model's parameters; 0, or -1 with *fault filled. NULL: nothing. */
-  int (*settle)(thr_params *p, unsigned long long seed, thr_model_fault *fault);
+  int (*settle)(thr_params *p, const thr_scenario *sc, thr_model_fault *fault);
   /* `throng check`: the model's lines of the summary */
   void (*summary)(FILE *f, const thr_scenario *sc, const thr_params *p);
   /* run.json: the "model" object, one line with its trailing comma */
@@ -42,7 +42,7 @@ THR_MODELS(THR_X)
 
 /* The model.kind choices, "pbd, orca, powerlaw" (the model list's order). */
 #define THR_MODEL_CHOICE(KIND, name, own_plan, groups, reach0, reach1, walls, derive) ", " #name
-#define THR_MODEL_CHOICES (THR_MODELS(THR_MODEL_CHOICE) + 2)
+#define THR_MODEL_CHOICES (&(THR_MODELS(THR_MODEL_CHOICE))[2]) /* past the first ", " */
 
 /* Every model, in THR_MODEL_* order, and the one of a kind (NULL if none). */
 extern const thr_model_desc *const thr_models[];

@@ -63,6 +63,8 @@ static inline thr_ctx thr_ctx_static(const thr_world *w, const thr_params *prm) 
   c.k_plane = w->k_plane;
   c.k_model[0] = w->k_model[0];
   c.k_model[1] = w->k_model[1];
+  c.bstates = w->bstates; /* host copies: a GPU backend replaces them with its own */
+  c.btrans = w->btrans;
   return c;
 }
 

@@ -89,6 +89,10 @@ typedef struct thr_ctx {
   const thr_list_entry *lr_list, *ct_list;
   const int *list_count;
   int lr_si, ct_si, list_sk;
+  /* ORCA's behaviour states and transitions (world.h; prm.orca.n_bstates,
+   * n_btrans of them): by pointer, not in prm, to keep this context small */
+  const thr_bstate *bstates;
+  const thr_btrans *btrans;
 } thr_ctx;
 
 THR_HD float thr_tie(uint32_t idi, uint32_t idj) { return idi < idj ? 1.0f : -1.0f; }
@@ -510,7 +514,7 @@ THR_HD int thr_agent_step_lists(const thr_ctx *c, int i, thr_list_entry *lr, thr
  * list's copy of the body (j passed the list's selection already), 0 in the
  * scan's (j is any agent of the rings but i). Two copies of the body, not
  * one loop that asks each time where the next neighbour comes from: that
- * loop ran the solver passes 20 % slower on the GPU (decision 0016).
+ * loop ran the solver passes 20 % slower on the GPU (decision 0015).
  *   thr_query q = thr_query_long_range(c, i);
  *   THR_FOR_NEIGHBOURS(c, i, q, j, e, listed, { if (!listed && !(...)) continue; ... }) */
 typedef struct thr_query {

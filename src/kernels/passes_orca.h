@@ -186,7 +186,7 @@ THR_HD int thr_orca_obstacle_lines(const thr_ctx *c, int i, thr_vec2 v, thr_orca
  * it has no behaviour states. */
 THR_HD thr_bstate thr_orca_state(const thr_ctx *c, const thr_agents *a, int i) {
   const thr_params *prm = &c->prm;
-  if (prm->orca.n_bstates > 0) return prm->orca.bstates[a->bstate[i]];
+  if (prm->orca.n_bstates > 0) return c->bstates[a->bstate[i]];
   thr_bstate s;
   s.goal = THR_STATE_GOAL_KEEP;
   s.speed = 1.0f;
@@ -255,7 +255,7 @@ THR_HD int thr_orca_transition_fires(const thr_ctx *c, const thr_agents *a, int 
     case THR_BT_SLOW:
       return a->bslow[i] >= c->prm.orca.slow_steps;
     case THR_BT_RANDOM:
-      return thr_rng_uniform(c->prm.orca.rng_seed, a->id[i], thr_orca_step(c), 0x6273u + (uint32_t)(t - c->prm.orca.btrans)) <
+      return thr_rng_uniform(c->prm.orca.rng_seed, a->id[i], thr_orca_step(c), 0x6273u + (uint32_t)(t - c->btrans)) <
              t->chance;
     default:
       return 0;
@@ -277,12 +277,12 @@ THR_HD void thr_agent_behavior(const thr_ctx *c, const thr_agents *a, int i) {
   int lap = st.goal == THR_STATE_GOAL_CIRCULATE && thr_orca_lap(prm, a, i);
   a->laps[i] += lap;
   for (int k = 0; k < prm->orca.n_btrans; ++k) {
-    const thr_btrans *t = &prm->orca.btrans[k];
+    const thr_btrans *t = &c->btrans[k];
     if (t->from != a->bstate[i] || !thr_orca_transition_fires(c, a, i, t, lap)) continue;
     a->bstate[i] = t->to;
     a->btime[i] = 0;
     a->bslow[i] = 0;
-    int g = prm->orca.bstates[t->to].goal;
+    int g = c->bstates[t->to].goal;
     if (g != THR_STATE_GOAL_KEEP) { /* the state's goal, straight (no distance field) */
       a->goal_set[i] = g >= 0 ? g : THR_GOALSET_NONE;
       a->route[i] = -1;

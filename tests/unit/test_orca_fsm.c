@@ -15,6 +15,8 @@
 typedef struct fsm {
   thr_ctx c;
   thr_agents a;
+  thr_bstate states[THR_MAX_BSTATES]; /* the world's tables the context points at */
+  thr_btrans trans[THR_MAX_BTRANS];
 } fsm;
 
 /* n agents at the origin, at rest, in state 0; states: 0 "a" (keeps its
@@ -23,12 +25,14 @@ static void fsm_init(fsm *f, int n) {
   memset(f, 0, sizeof *f);
   thr_params_defaults_of(&f->c.prm, THR_MODEL_ORCA);
   thr_params *prm = &f->c.prm;
+  f->c.bstates = f->states;
+  f->c.btrans = f->trans;
   prm->dt = 0.1f;
   prm->orca.n_bstates = 4;
-  for (int k = 0; k < 4; ++k) prm->orca.bstates[k] = (thr_bstate){THR_STATE_GOAL_KEEP, 1.0f, 3.0f, 2.0f, THR_PUSH_NEVER, 0.0f};
-  prm->orca.bstates[1].goal = 3;
-  prm->orca.bstates[2].goal = THR_STATE_GOAL_STAND;
-  prm->orca.bstates[3].goal = THR_STATE_GOAL_CIRCULATE;
+  for (int k = 0; k < 4; ++k) f->states[k] = (thr_bstate){THR_STATE_GOAL_KEEP, 1.0f, 3.0f, 2.0f, THR_PUSH_NEVER, 0.0f};
+  f->states[1].goal = 3;
+  f->states[2].goal = THR_STATE_GOAL_STAND;
+  f->states[3].goal = THR_STATE_GOAL_CIRCULATE;
   prm->orca.circ_center = v2(0.0f, 0.0f);
   prm->orca.circ_start = v2(1.0f, 0.0f);
   prm->orca.slow_speed = 0.3f;
@@ -47,7 +51,7 @@ static void fsm_init(fsm *f, int n) {
 }
 
 static void add_trans(fsm *f, int from, int to, int kind) {
-  thr_btrans *t = &f->c.prm.orca.btrans[f->c.prm.orca.n_btrans++];
+  thr_btrans *t = &f->trans[f->c.prm.orca.n_btrans++];
   memset(t, 0, sizeof *t);
   t->from = from, t->to = to, t->kind = kind;
 }
@@ -64,7 +68,7 @@ THR_TEST(after_fires_on_its_step) {
   fsm f;
   fsm_init(&f, 1);
   add_trans(&f, 0, 1, THR_BT_AFTER);
-  f.c.prm.orca.btrans[0].steps = 20;
+  f.trans[0].steps = 20;
   f.a.flags[0] = THR_FLAG_AT_GOAL;
   for (int s = 0; s < 19; ++s) step(&f, s);
   CHECK(f.a.bstate[0] == 0 && f.a.btime[0] == 19);
@@ -81,7 +85,7 @@ THR_TEST(arrived_and_goals) {
   fsm_init(&f, 1);
   add_trans(&f, 0, 2, THR_BT_ARRIVED);
   add_trans(&f, 2, 0, THR_BT_AFTER);
-  f.c.prm.orca.btrans[1].steps = 5;
+  f.trans[1].steps = 5;
   for (int s = 0; s < 50; ++s) step(&f, s);
   CHECK(f.a.bstate[0] == 0);
   f.a.flags[0] |= THR_FLAG_AT_GOAL;
@@ -103,7 +107,7 @@ THR_TEST(region_order_and_one_a_step) {
   add_trans(&f, 0, 2, THR_BT_REGION);
   add_trans(&f, 0, 1, THR_BT_AFTER); /* holds at once (steps 0), but listed second */
   add_trans(&f, 1, 2, THR_BT_AFTER);
-  thr_btrans *r = &f.c.prm.orca.btrans[0];
+  thr_btrans *r = &f.trans[0];
   r->box[0] = 1.0f, r->box[1] = 1.0f, r->box[2] = 2.0f, r->box[3] = 2.0f;
   f.a.x[0] = v2(2.0f, 1.0f); /* on the edge: inside */
   f.a.x[1] = v2(2.001f, 1.5f);
@@ -136,7 +140,7 @@ THR_TEST(laps_counted_by_crossings) {
   fsm f;
   fsm_init(&f, 3);
   add_trans(&f, 3, 2, THR_BT_LAPS);
-  f.c.prm.orca.btrans[0].laps = 3;
+  f.trans[0].laps = 3;
   add_trans(&f, 3, 3, THR_BT_LAP); /* re-enters: the timer restarts at each lap */
   f.a.bstate[0] = f.a.bstate[1] = f.a.bstate[2] = 3;
   int laps_seen = 0, lap_steps = 0;
@@ -190,11 +194,13 @@ THR_TEST(random_is_counter_based) {
   static fsm f, g, h;
   fsm_init(&f, N);
   add_trans(&f, 0, 1, THR_BT_RANDOM);
-  f.c.prm.orca.btrans[0].chance = 0.5f * f.c.prm.dt;
+  f.trans[0].chance = 0.5f * f.c.prm.dt;
   fsm_init(&g, N);
   g.c.prm = f.c.prm;
+  memcpy(g.trans, f.trans, sizeof f.trans); /* the tables live beside the parameters */
   fsm_init(&h, N);
   h.c.prm = f.c.prm;
+  memcpy(h.trans, f.trans, sizeof f.trans);
   h.c.prm.orca.rng_seed = 54321;
   int left1 = 0;
   for (int s = 0; s < 20; ++s) {
@@ -230,7 +236,7 @@ THR_TEST(circulate_direction) {
   f.a.bstate[0] = 3;
   f.a.pref_speed[0] = 1.2f;
   f.a.x[0] = v2(5.0f, 0.0f);
-  thr_bstate st = f.c.prm.orca.bstates[3];
+  thr_bstate st = f.states[3];
   thr_vec2 vp = thr_orca_preferred(&f.c, &f.a, 0, &st);
   CHECK_NEAR(vp.x, 0.0, 1e-7);
   CHECK_NEAR(vp.y, 1.2, 1e-6);

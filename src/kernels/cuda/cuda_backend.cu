@@ -26,13 +26,15 @@ static T *upload_array(cuda_state *s, const T *h, size_t n) {
 
 static void free_world(cuda_state *s) {
   void *ptrs[] = {s->d_vfirst, s->d_closed, s->d_obs_offset, s->d_obs_items, s->d_verts,
-                  s->d_goals,  s->d_set_first, s->d_set_items, s->d_offset, s->d_count};
+                  s->d_goals,  s->d_set_first, s->d_set_items, s->d_offset, s->d_count, s->d_bstates, s->d_btrans};
   for (void *p : ptrs)
     if (p) cudaFree(p);
   s->d_vfirst = s->d_closed = s->d_obs_offset = s->d_obs_items = s->d_set_first = s->d_set_items = NULL;
   s->d_offset = s->d_count = NULL;
   s->d_verts = NULL;
   s->d_goals = NULL;
+  s->d_bstates = NULL;
+  s->d_btrans = NULL;
 }
 
 static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *prm) {
@@ -61,6 +63,10 @@ static int cuda_set_world(thr_backend *b, const thr_world *w, const thr_params *
   thr_goal_view gv = {s->n_goals, s->n_sets, s->d_goals, s->d_set_first, s->d_set_items};
   s->base.obs = ov;
   s->base.goals = gv;
+  s->d_bstates = upload_array(s, w->bstates, (size_t)THR_MAX_BSTATES);
+  s->d_btrans = upload_array(s, w->btrans, (size_t)THR_MAX_BTRANS);
+  s->base.bstates = s->d_bstates;
+  s->base.btrans = s->d_btrans;
   s->base.forms = s->d_forms; /* set_formations' table outlives a new window */
   s->d_offset = upload_array<int>(s, NULL, s->ncell + 1);
   s->d_count = upload_array<int>(s, NULL, s->ncell + 1);

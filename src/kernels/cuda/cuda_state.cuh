@@ -66,6 +66,8 @@ typedef struct cuda_state {
   int n_goals, n_sets;
   thr_goal *d_goals;
   int *d_set_first, *d_set_items;
+  thr_bstate *d_bstates; /* ORCA's behaviour tables (world.h) */
+  thr_btrans *d_btrans;
 
   /* neighbour grid */
   size_t ncell;
