@@ -268,20 +268,19 @@ static void print_routing_cost(const thr_routing *r, const thr_world *w, const t
 
 /* What each agent costs in fields: the groups this run stores and those
  * it does not (decision 0014). */
+static void print_groups(thr_field_mask which, const char *first) {
+  const char *sep = first;
+  for (int g = 0; g < THR_GROUP_COUNT; ++g) {
+    thr_field_mask m = thr_fields_of_group(g);
+    if (m & which) printf("%s%s %zu", sep, thr_field_group_name(g), thr_fields_bytes(m)), sep = ", ";
+  }
+}
 static void print_field_bytes(const thr_params *prm) {
   thr_field_mask absent = thr_fields_absent(prm);
   printf("  fields     %zu bytes per agent stored (", thr_fields_bytes(~absent));
-  const char *sep = "";
-  for (int g = 0; g < THR_GROUP_COUNT; ++g) {
-    thr_field_mask m = thr_fields_of_group(g);
-    if (m & ~absent) printf("%s%s %zu", sep, thr_field_group_name(g), thr_fields_bytes(m)), sep = ", ";
-  }
+  print_groups(~absent, "");
   printf(")");
-  sep = "; not stored in this run: ";
-  for (int g = 0; g < THR_GROUP_COUNT; ++g) {
-    thr_field_mask m = thr_fields_of_group(g);
-    if (m & absent) printf("%s%s %zu", sep, thr_field_group_name(g), thr_fields_bytes(m)), sep = ", ";
-  }
+  print_groups(absent, "; not stored in this run: ");
   printf("\n");
 }
 

@@ -558,10 +558,9 @@ static void apply_preset(int preset, int at, void *obj) {
   }
 }
 
-/* The defaults of the rows whose fields live in `at` (enum thr_at) into obj.
- * tests/unit/test_schema.c checks that every one of them reads. */
-/* The defaults of the rows whose fields live in `at`: of the keys every
- * model shares (owner NULL), or of one model's sections. */
+/* The defaults of the rows whose fields live in `at` (enum thr_at) into
+ * obj: of the keys every model shares (owner NULL), or of one model's
+ * sections. tests/unit/test_schema.c checks that every one of them reads. */
 static void apply_defaults_of(int at, void *obj, const thr_model_desc *owner) {
   for (size_t i = 0; i < thr_schema_len; ++i)
     if (thr_schema[i].field.at == at && thr_schema[i].def && thr_model_owning(thr_schema[i].path) == owner)
@@ -2297,25 +2296,17 @@ static int add_walls(cfg *c) {
 /* model.kind before the sections: another model's sections are refused
  * (their keys would fill the run's model's member of the parameters' model
  * union), and this model's keys get their defaults. */
-static const thr_ynode *key_at(const thr_ynode *root, const char *a, const char *b);
 static int read_model(cfg *c, const thr_ynode *root) {
   thr_params *prm = &c->sc->prm;
   const thr_ynode *m = thr_ymap_get(root, "model");
   if (m && m->kind == THR_Y_MAP && read_key(c, m, "model", "kind", NULL)) return -1;
   const thr_model_desc *mine = thr_model_of(prm->model_kind);
-  for (int k = 0; k < thr_model_count; ++k) {
-    const thr_model_desc *d = thr_models[k];
-    for (const char *s = d->sections; d != mine && *s;) {
-      char section[32];
-      size_t n = strcspn(s, ", ");
-      snprintf(section, sizeof section, "%.*s", (int)n, s);
-      if (thr_ymap_get(root, section))
-        return fail(c, key_at(root, section, NULL), section,
-                    "applies to model.kind: %s only (this scenario is %s; give model: {kind: %s})", d->key, mine->key,
-                    d->key);
-      s += n;
-      s += strspn(s, ", ");
-    }
+  for (int k = 0; k < root->n; ++k) {
+    const thr_model_desc *owner = thr_model_owning(root->keys[k]->text);
+    if (owner && owner != mine)
+      return fail(c, root->keys[k], root->keys[k]->text,
+                  "applies to model.kind: %s only (this scenario is %s; give model: {kind: %s})", owner->key, mine->key,
+                  owner->key);
   }
   apply_defaults_of(THR_AT_PARAMS, prm, mine);
   return 0;
@@ -2630,11 +2621,6 @@ static int check_3d(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
-/* model.kind orca (docs/orca.md): what it cannot have (the PBD model's
- * sections, and geometry: no obstacle half-planes yet), and the PBD
- * passes switched off (ORCA replaces the stability and solver iterations;
- * its PLAN pass gives x*). In a PBD scenario orca keys other than their
- * defaults are refused (they would change nothing). */
 /* What the ORCA and power-law models cannot have (the PBD model's sections,
  * stages, journeys, formations, 3D), and the PBD passes they switch off
  * (their PLAN pass gives x*). */

@@ -79,5 +79,7 @@ static int settle(thr_params *p, const thr_scenario *sc, thr_model_fault *f) {
   return 0;
 }
 
+static const char *const sections[] = {"orca", "forces", "behaviors", NULL};
+
 const thr_model_desc thr_model_orca = {THR_MODEL_ORCA, "orca", "the radius of its velocity disc", settle,
-                                       summary, json, "orca, forces, behaviors"};
+                                       summary, json, sections};

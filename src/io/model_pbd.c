@@ -36,4 +36,6 @@ static void json(FILE *f, const thr_params *p) {
   fprintf(f, "  \"model\": {\"kind\": \"pbd\"},\n");
 }
 
-const thr_model_desc thr_model_pbd = {THR_MODEL_PBD, "pbd", NULL, NULL, summary, json, ""};
+static const char *const sections[] = {NULL}; /* its keys are the ones every model shares */
+
+const thr_model_desc thr_model_pbd = {THR_MODEL_PBD, "pbd", NULL, NULL, summary, json, sections};

@@ -17,5 +17,7 @@ static void json(FILE *f, const thr_params *p) {
           p->powerlaw.k, p->powerlaw.tau0, p->powerlaw.xi, p->powerlaw.range, p->powerlaw.max_accel);
 }
 
+static const char *const sections[] = {"powerlaw", NULL};
+
 const thr_model_desc thr_model_powerlaw = {THR_MODEL_POWERLAW, "powerlaw", "its speed clamp", NULL, summary,
-                                         json, "powerlaw"};
+                                         json, sections};

@@ -19,11 +19,7 @@ const thr_model_desc *thr_model_of(int kind) {
 const thr_model_desc *thr_model_owning(const char *path) {
   size_t len = strcspn(path, ".[");
   for (int k = 0; k < thr_model_count; ++k)
-    for (const char *s = thr_models[k]->sections; *s;) {
-      size_t n = strcspn(s, ", ");
-      if (n == len && !strncmp(s, path, len)) return thr_models[k];
-      s += n;
-      s += strspn(s, ", ");
-    }
+    for (const char *const *s = thr_models[k]->sections; *s; ++s)
+      if (strlen(*s) == len && !strncmp(*s, path, len)) return thr_models[k];
   return NULL;
 }

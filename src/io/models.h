@@ -29,10 +29,10 @@ typedef struct thr_model_desc {
   void (*summary)(FILE *f, const thr_scenario *sc, const thr_params *p);
   /* run.json: the "model" object, one line with its trailing comma */
   void (*json)(FILE *f, const thr_params *p);
-  /* its top-level sections ("orca, forces, behaviors"; "" for none): their
-   * keys fill its member of thr_params's model union, so another model's
-   * scenario may not give them */
-  const char *sections;
+  /* its top-level sections, NULL-terminated ({"orca", "forces",
+   * "behaviors", NULL}): their keys fill its member of thr_params's model
+   * union, so another model's scenario may not give them */
+  const char *const *sections;
 } thr_model_desc;
 
 /* thr_model_pbd, thr_model_orca, ...: one per line of the model list */

@@ -613,13 +613,10 @@ THR_TEST(unknown_keys) {
         ":2:1: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, time, solver, model, "
         "headway, contact, long_range, avoidance, walls, xsph, ");
   for (int m = 0; m < thr_model_count; ++m) /* every model's sections are keys here */
-    for (const char *sec = thr_models[m]->sections; *sec;) {
+    for (const char *const *sec = thr_models[m]->sections; *sec; ++sec) {
       char key[40];
-      size_t n = strcspn(sec, ", ");
-      snprintf(key, sizeof key, ", %.*s, ", (int)n, sec);
+      snprintf(key, sizeof key, ", %s, ", *sec);
       CHECK(strstr(g_err, key) != NULL);
-      sec += n;
-      sec += strspn(sec, ", ");
     }
   CHECK(ends_with(g_err, ", neighbors, decomposition, goals, obstacles, exits, routing, stages, journeys, agents, "
                          "sources, formations, measurement, output, catalyst); did you mean 'solver'?"));
