@@ -1,6 +1,6 @@
 /* The `throng` command line: run, check, report, info, schema (docs/user-guide.md).
  * Exit status: 0 success, 1 runtime failure, 2 bad input or usage, 3 the
- * state became non-finite, 75 checkpointed on SIGTERM/SIGUSR1, 128 + N stopped by signal N (src/run.h). */
+ * state became non-finite, 75 checkpointed on SIGTERM/SIGUSR1/SIGHUP, 128 + N stopped by signal N (src/run.h). */
 #define _XOPEN_SOURCE 700 /* execvp, readlink, realpath */
 #include <errno.h>
 #include <mpi.h>
@@ -17,6 +17,7 @@
 #include "core/sim.h"
 #include "io/checkpoint.h"
 #include "io/config.h"
+#include "io/input_file.h"
 #include "io/output.h"
 #include "io/models.h"
 #include "io/schema.h"
@@ -66,8 +67,8 @@ static void usage(FILE *f) {
           "\n"
           "Under MPI (mpirun -n P throng run ...) one simulation is split over P ranks.\n"
           "Exit status: 0 done, 1 runtime failure, 2 bad input, 3 the state became non-finite,\n"
-          "75 stopped by SIGTERM or SIGUSR1 after writing a checkpoint (restart from it),\n"
-          "128+N stopped by signal N (SIGINT; SIGTERM without an output directory); outputs\n"
+          "75 stopped by SIGTERM, SIGUSR1 or SIGHUP after writing a checkpoint (restart from it),\n"
+          "128+N stopped by signal N (SIGINT; SIGTERM, SIGUSR1, SIGHUP without an output directory); outputs\n"
           "end with the last completed step.\n"
           "Docs: docs/user-guide.md, scenario keys: docs/configuration.md\n");
 }
@@ -391,12 +392,11 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
 static int add_catalyst_scripts(const cli *c, thr_scenario *sc, char *err, size_t errlen) {
   for (int k = 0; k < c->n_catalyst; ++k) {
     const char *script = c->catalyst[k];
-    FILE *f = fopen(script, "r");
-    if (!f) {
-      snprintf(err, errlen, "--catalyst %.900s: cannot read the script: %s", script, strerror(errno));
+    char why[160];
+    if (thr_input_check(script, THR_INPUT_MAX_SCRIPT, why, sizeof why)) {
+      snprintf(err, errlen, "--catalyst %.900s: cannot read the script: %s", script, why);
       return -1;
     }
-    fclose(f);
     if (sc->n_catalyst_scripts == THR_MAX_CATALYST_SCRIPTS) {
       snprintf(err, errlen, "--catalyst %.900s: too many scripts with catalyst.scripts (at most %d)", script,
                THR_MAX_CATALYST_SCRIPTS);
@@ -470,16 +470,22 @@ static int cmd_check(const cli *c) {
 
 /* The output directory of a run: --out, output.dir, or out/<name>. */
 static int output_dir(const cli *c, const thr_scenario *sc, char *dir, size_t size) {
-  const char *d = c->out ? c->out : sc->out_dir;
-  int n = d && *d ? snprintf(dir, size, "%s", d) : snprintf(dir, size, "out/%s", sc->name);
+  const char *d = c->out ? c->out : sc->out_dir; /* an empty --out is refused when claimed */
+  int n = c->out || (d && *d) ? snprintf(dir, size, "%s", d) : snprintf(dir, size, "out/%s", sc->name);
   return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-/* Rank 0 checks the output paths before anything runs; every rank learns. */
-static int check_paths(const cli *c, const char *dir, char *err, size_t errlen) {
-  int rc = g_rank == 0 ? thr_output_check_paths(c->no_output ? NULL : dir, c->overwrite, c->final_state, c->scenario,
-                                                err, errlen)
-                       : 0;
+/* Rank 0 claims the output directory (out_dir.h: checked, created, locked
+ * for the run's lifetime) and checks --final-state before anything
+ * expensive runs; every rank learns. */
+static int check_paths(const cli *c, const char *dir, thr_out_dir *claim, char *err, size_t errlen) {
+  int rc = 0;
+  if (g_rank == 0) {
+    rc = !c->no_output && thr_out_dir_claim(claim, dir, c->overwrite, err, errlen);
+    if (!rc && c->final_state)
+      rc = thr_output_check_final_state(c->final_state, c->no_output ? NULL : dir, c->scenario, err, errlen) != 0;
+    if (rc) thr_out_dir_release(claim);
+  }
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return rc;
 }
@@ -526,6 +532,7 @@ static int cmd_run(const cli *c) {
   if (load_scenario(c, &sc)) return EXIT_BAD_INPUT;
   char dir[THR_PATH_MAX];
   thr_run_opts o = {0};
+  thr_out_dir claim = {.fd = -1};
   int rc = 0;
   if (output_dir(c, &sc, dir, sizeof dir)) {
     snprintf(err, sizeof err, "the output directory's path is too long");
@@ -538,17 +545,25 @@ static int cmd_run(const cli *c) {
              "give the restarted run another --out",
              c->restart, dir);
     rc = EXIT_BAD_INPUT;
-  } else if (check_paths(c, dir, err, sizeof err)) {
+  } else if (check_paths(c, dir, &claim, err, sizeof err)) {
     rc = EXIT_BAD_INPUT;
   }
   MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   thr_checkpoint *ck = NULL;
+  if (!rc && c->restart) {
+    char why[160]; /* a missing file is reported by thr_checkpoint_open */
+    if (!access(c->restart, F_OK) && thr_input_check(c->restart, -1, why, sizeof why)) {
+      snprintf(err, sizeof err, "--restart %.900s: cannot read the checkpoint: %s", c->restart, why);
+      rc = EXIT_BAD_INPUT;
+    }
+  }
   if (!rc && c->restart) {
     int crc = thr_checkpoint_open(&ck, c->restart, &sc, MPI_COMM_WORLD, err, sizeof err);
     rc = crc == 0 ? 0 : crc == -1 ? EXIT_BAD_INPUT : EXIT_RUNTIME;
   }
   if (rc) {
     say(stderr, "throng: %s\n", err);
+    thr_out_dir_release(&claim);
     thr_scenario_free(&sc);
     return rc;
   }
@@ -563,8 +578,12 @@ static int cmd_run(const cli *c) {
              c->restart, sim.step, last, c->steps >= 0 ? "--steps" : "time.steps");
     rc = EXIT_BAD_INPUT;
   }
+  /* set-up done: only now the earlier run's outputs go (--overwrite) */
+  if (!rc && g_rank == 0 && thr_out_dir_clear_earlier(&claim, err, sizeof err)) rc = EXIT_RUNTIME;
+  MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (rc) {
     say(stderr, "throng: %s\n", err);
+    thr_out_dir_release(&claim);
     thr_sim_free(&sim);
     thr_checkpoint_close(ck);
     thr_scenario_free(&sc);
@@ -592,6 +611,7 @@ static int cmd_run(const cli *c) {
   }
   rc = thr_run(&sim, &sc, &o, err, sizeof err);
   if (rc) say(stderr, "throng: %s\n", err);
+  thr_out_dir_release(&claim);
   thr_sim_free(&sim);
   thr_checkpoint_close(ck);
   thr_scenario_free(&sc);
@@ -676,7 +696,7 @@ static int cmd_report(int argc, char **argv) {
 int main(int argc, char **argv) {
   /* report needs no MPI: it becomes a Python process */
   if (argc >= 2 && !strcmp(argv[1], "report")) return cmd_report(argc, argv);
-  /* a run catches SIGTERM and SIGUSR1 from its first moment (MPI_Init can
+  /* a run catches SIGTERM, SIGUSR1 and SIGHUP from its first moment (MPI_Init can
    * take a while on a busy node), and again after MPI_Init in case the MPI
    * library installed handlers of its own */
   int run_options = argc >= 2 && !strcmp(argv[1], "run");

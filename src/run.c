@@ -30,18 +30,32 @@ static int g_watching; /* thr_run_watch_signals was called */
 
 static void on_signal(int sig) { g_signal = sig; }
 
+/* The signals a run stops on at the next step boundary. SIGHUP (the
+ * terminal or the ssh session gone) is treated as SIGTERM: a checkpoint to
+ * go on from rather than a run killed half-way with run.json "running". */
+static const int g_stop_signals[] = {SIGINT, SIGTERM, SIGUSR1, SIGHUP};
+enum { N_STOP_SIGNALS = sizeof g_stop_signals / sizeof g_stop_signals[0] };
+
+static const char *signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1" : sig == SIGHUP ? "SIGHUP"
+                                                                                                               : "signal";
+}
+
+/* A stop that leaves a checkpoint to go on from (Slurm's warnings, a lost session). */
+static int signal_checkpoints(int sig) { return sig == SIGTERM || sig == SIGUSR1 || sig == SIGHUP; }
+
 void thr_run_watch_signals(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGTERM, &sa, NULL);
-  sigaction(SIGUSR1, &sa, NULL);
+  for (int i = 0; i < N_STOP_SIGNALS; ++i)
+    if (g_stop_signals[i] != SIGINT) sigaction(g_stop_signals[i], &sa, NULL);
   g_watching = 1;
 }
 
 typedef struct signal_guard {
-  struct sigaction old_int, old_term, old_usr1;
+  struct sigaction old[N_STOP_SIGNALS];
 } signal_guard;
 
 static void signals_catch(signal_guard *g) {
@@ -50,15 +64,11 @@ static void signals_catch(signal_guard *g) {
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   if (!g_watching) g_signal = 0; /* else keep what arrived while the run started up */
-  sigaction(SIGINT, &sa, &g->old_int);
-  sigaction(SIGTERM, &sa, &g->old_term);
-  sigaction(SIGUSR1, &sa, &g->old_usr1);
+  for (int i = 0; i < N_STOP_SIGNALS; ++i) sigaction(g_stop_signals[i], &sa, &g->old[i]);
 }
 
 static void signals_restore(const signal_guard *g) {
-  sigaction(SIGINT, &g->old_int, NULL);
-  sigaction(SIGTERM, &g->old_term, NULL);
-  sigaction(SIGUSR1, &g->old_usr1, NULL);
+  for (int i = 0; i < N_STOP_SIGNALS; ++i) sigaction(g_stop_signals[i], &g->old[i], NULL);
 }
 
 /* ---- progress ----------------------------------------------------------------- */
@@ -377,12 +387,7 @@ static int stopped(run_ctx *r, const thr_health *h, int *state) {
   }
   r->stop_signal = h->stop_signal;
   snprintf(r->err, r->errlen, "stopped by signal %d (%s) after step %ld; outputs end with that step",
-           h->stop_signal,
-           h->stop_signal == SIGINT    ? "SIGINT"
-           : h->stop_signal == SIGTERM ? "SIGTERM"
-           : h->stop_signal == SIGUSR1 ? "SIGUSR1"
-                                       : "signal",
-           h->step);
+           h->stop_signal, signal_name(h->stop_signal), h->step);
   *state = THR_RUN_INTERRUPTED;
   return 128 + h->stop_signal;
 }
@@ -558,7 +563,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   if (frames && o->trajectory_hdf5 && open_trajectory(&r, sc)) {
     if (s->rank == 0) thr_output_close(&r.out, NULL, 0);
     thr_insitu_close(r.insitu);
-    return 1;
+    return write_run_json(&r, sc, 0, 0.0, 0.0, THR_RUN_FAILED, 1); /* run.json said "running" */
   }
   r.evac_out = out && thr_evac_output_wanted(sc);
   rc = r.evac_out ? evac_outputs_open(&r, sc) : 0;
@@ -571,7 +576,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     thr_trajectory_close(r.traj, err, 0);
     if (s->rank == 0) thr_output_close(&r.out, NULL, 0);
     thr_insitu_close(r.insitu);
-    return 1;
+    return write_run_json(&r, sc, 0, 0.0, 0.0, THR_RUN_FAILED, 1);
   }
   FILE *balance = NULL; /* the decomposition's load-balance checks, on several ranks */
   if (s->rank == 0 && out && s->nranks > 1) {
@@ -618,9 +623,10 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     fprintf(stderr, "throng: every agent has left by t = %.2f s (step %ld); the run ends there\n",
             (double)s->step * s->prm.dt, s->step);
   /* Slurm's warning before a time limit (SIGTERM, or SIGUSR1 with
-   * --signal): a checkpoint to go on from, unless this step has one */
+   * --signal) or a lost session (SIGHUP): a checkpoint to go on from,
+   * unless this step has one */
   if (state == THR_RUN_INTERRUPTED && out && thr_checkpoint_available() &&
-      (r.stop_signal == SIGTERM || r.stop_signal == SIGUSR1)) {
+      signal_checkpoints(r.stop_signal)) {
     char name[48];
     snprintf(name, sizeof name, "checkpoint-%08ld.h5", s->step);
     const char *last = strrchr(r.checkpoint, '/');
@@ -629,7 +635,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     } else {
       state = THR_RUN_CHECKPOINTED, code = THR_EXIT_CHECKPOINTED;
       snprintf(err, errlen, "stopped by %s after step %ld; checkpoint %s written: go on with --restart %s",
-               r.stop_signal == SIGTERM ? "SIGTERM" : "SIGUSR1", s->step, r.checkpoint, r.checkpoint);
+               signal_name(r.stop_signal), s->step, r.checkpoint, r.checkpoint);
     }
   }
   if (!code && o->final_state && gather_and(&r, write_final, s->step)) state = THR_RUN_FAILED, code = 1;

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,7 @@
 
 #include "base/geometry.h"
 #include "base/model_needs.h"
+#include "input_file.h"
 #include "models.h"
 #include "schema.h"
 #include "wkt.h"
@@ -275,6 +277,12 @@ static int read_number(cfg *c, const thr_ynode *n, const char *path, int r, floa
   float f = (float)v;
   if (!isfinite(v) || !isfinite(f))
     return fail(c, n, path, "expected a finite number%s, got %s", range, got(n, g));
+  /* a value too small for a float's full precision (1e-45 is stored as the
+   * subnormal 1.4e-45, and 1/x is infinite): no key of the model means it,
+   * and the run would diverge at its first step */
+  if (v != 0.0 && fabsf(f) < FLT_MIN)
+    return fail(c, n, path, "expected a number%s, got %s, which is too small to compute with (non-zero values "
+                "must be at least %g in magnitude)", range, got(n, g), (double)FLT_MIN);
   if (!thr_range_holds(r, f)) return fail(c, n, path, "expected a number%s, got %s", range, got(n, g));
   *out = f;
   return 0;
@@ -854,24 +862,13 @@ static int beside_scenario(cfg *c, const thr_ynode *n, const char *path, const c
   return 0;
 }
 
-/* All of `file` (named by node n, key path `path`) into *text, NUL-terminated;
- * *len bytes, which may hold NUL bytes of their own. */
-static int read_whole_file(cfg *c, const thr_ynode *n, const char *path, const char *file, char **text,
-                           size_t *len) {
-  FILE *f = fopen(file, "rb");
-  size_t got_len = 0, cap = 4096;
-  char *buf = f ? malloc(cap) : NULL;
-  while (buf && !ferror(f) && !feof(f)) {
-    if (got_len + 1 == cap && grow(&buf, cap *= 2, 1)) break;
-    got_len += fread(buf + got_len, 1, cap - 1 - got_len, f);
-  }
-  int bad = !f || !buf || ferror(f) || !feof(f);
-  const char *why = !f || ferror(f) ? strerror(errno) : "out of memory";
-  if (f) fclose(f);
-  if (bad) return free(buf), fail(c, n, path, "cannot read '%s': %s", file, why);
-  buf[got_len] = '\0';
-  *text = buf, *len = got_len;
-  return 0;
+/* All of `file` (named by node n, key path `path`; at most max_bytes) into
+ * *text, NUL-terminated; *len bytes, which may hold NUL bytes of their own. */
+static int read_whole_file(cfg *c, const thr_ynode *n, const char *path, const char *file, long long max_bytes,
+                           char **text, size_t *len) {
+  char why[160];
+  *text = thr_input_read(file, max_bytes, len, why, sizeof why);
+  return *text ? 0 : fail(c, n, path, "cannot read '%s': %s", file, why);
 }
 
 /* The file that geometry.walkable_file names, relative to the scenario
@@ -879,7 +876,7 @@ static int read_whole_file(cfg *c, const thr_ynode *n, const char *path, const c
 static int read_wkt_file(cfg *c, const wkt_source *w, char *file, size_t size, char **text) {
   size_t len;
   if (beside_scenario(c, w->node, w->path, w->text, file, size) ||
-      read_whole_file(c, w->node, w->path, file, text, &len))
+      read_whole_file(c, w->node, w->path, file, THR_INPUT_MAX_WKT, text, &len))
     return -1;
   char *buf = *text;
   if (strlen(buf) < len) {
@@ -1745,22 +1742,33 @@ static int csv_line(char *s, int first, thr_vec2 *p, char *why, size_t len) {
   return CSV_BAD;
 }
 
-/* The points of a CSV file (text, from `file`): x,y per line, an optional
- * header line, # comments. Problems name the file's line. */
-static int parse_points_file(cfg *c, const thr_ynode *n, const char *path, const char *file, char *text,
+enum { POINTS_LINE_MAX = 4096 };
+
+/* The points of a CSV file: x,y per line, an optional header line, #
+ * comments. Read line by line, so that a file that is not a points file
+ * is refused at its first bad line, however large. Problems name the
+ * file's line. */
+static int parse_points_file(cfg *c, const thr_ynode *n, const char *path, const char *file, FILE *f,
                              point_buf *pb) {
-  char why[160];
+  static thr_line_reader r; /* 64 KiB: not on the stack */
+  char why[160], text[POINTS_LINE_MAX + 1];
+  memset(&r, 0, offsetof(thr_line_reader, buf));
+  r.f = f;
   int first = 1;
-  for (int line = 1; text; ++line) {
-    char *end = strchr(text, '\n');
-    if (end) *end = '\0';
+  for (long line = 1;; ++line) {
+    long len = thr_input_line(&r, text, POINTS_LINE_MAX);
+    if (len == THR_LINE_END) break;
+    if (len == THR_LINE_TOO_LONG)
+      return fail(c, n, path, "%s:%ld: a line longer than %d characters: not a points file", file, line,
+                  POINTS_LINE_MAX);
+    if (len == THR_LINE_NUL) return fail(c, n, path, "%s:%ld: a NUL byte is not allowed in a points file", file, line);
+    if (len == THR_LINE_ERROR) return fail(c, n, path, "cannot read '%s': %s", file, strerror(errno ? errno : EIO));
     thr_vec2 p = {0.0f, 0.0f};
     int rc = csv_line(text, first, &p, why, sizeof why);
-    if (rc == CSV_BAD) return fail(c, n, path, "%s:%d: %s", file, line, why);
+    if (rc == CSV_BAD) return fail(c, n, path, "%s:%ld: %s", file, line, why);
     if (rc == CSV_POINT && push_point(pb, p))
-      return fail(c, n, path, "%s:%d: too many points (out of memory)", file, line);
+      return fail(c, n, path, "%s:%ld: too many points (out of memory)", file, line);
     first = first && rc == CSV_BLANK;
-    text = end ? end + 1 : NULL;
   }
   if (!pb->n) return fail(c, n, path, "%s holds no point (a points file needs at least one line 'x, y')", file);
   return 0;
@@ -1768,21 +1776,14 @@ static int parse_points_file(cfg *c, const thr_ynode *n, const char *path, const
 
 /* points_file: the file (relative to the scenario file's directory) read and parsed. */
 static int read_points_file(cfg *c, const thr_ynode *n, const char *path, point_buf *pb) {
-  char file[1024];
-  char *text = NULL;
-  size_t len = 0;
+  char file[1024], why[160];
   if (read_string(c, n, path, NULL, 0, 0) ||
-      beside_scenario(c, n, path, thr_ynode_is_null(n) ? "" : n->text, file, sizeof file) ||
-      read_whole_file(c, n, path, file, &text, &len))
+      beside_scenario(c, n, path, thr_ynode_is_null(n) ? "" : n->text, file, sizeof file))
     return -1;
-  int rc = 0;
-  if (strlen(text) < len) {
-    int line, col;
-    thr_text_line_col(text, strlen(text), &line, &col);
-    rc = fail(c, n, path, "%s:%d: a NUL byte is not allowed in a points file", file, line);
-  }
-  if (!rc) rc = parse_points_file(c, n, path, file, text, pb);
-  free(text);
+  FILE *f = thr_input_open(file, THR_INPUT_MAX_POINTS, why, sizeof why);
+  if (!f) return fail(c, n, path, "cannot read '%s': %s", file, why);
+  int rc = parse_points_file(c, n, path, file, f, pb);
+  fclose(f);
   return rc;
 }
 
@@ -2348,9 +2349,9 @@ static int read_catalyst(cfg *c, const thr_ynode *root) {
     if (v->kind != THR_Y_SCALAR || thr_ynode_is_null(v))
       return fail(c, v, p, "expected a file name, got %s", got(v, g));
     if (beside_scenario(c, v, p, v->text, file, sizeof c->sc->catalyst_scripts[k])) return -1;
-    FILE *f = fopen(file, "r");
-    if (!f) return fail(c, v, p, "cannot read the Catalyst script '%s': %s", file, strerror(errno));
-    fclose(f);
+    char why[160];
+    if (thr_input_check(file, THR_INPUT_MAX_SCRIPT, why, sizeof why))
+      return fail(c, v, p, "cannot read the Catalyst script '%s': %s", file, why);
     /* Catalyst runs in the output directory: the script's absolute path */
     char *abs = realpath(file, NULL);
     if (!abs || strlen(abs) >= sizeof c->sc->catalyst_scripts[k]) {

@@ -2,9 +2,11 @@
 #include "h5io.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- errors ------------------------------------------------------------------- */
 
@@ -53,9 +55,43 @@ int thr_h5_agree(thr_h5 *h, int rc) {
 
 /* ---- files --------------------------------------------------------------------- */
 
+/* Allocate n bytes to fd: posix_fallocate, or zeros where the filesystem
+ * cannot (its EOPNOTSUPP). 0, or an errno value. */
+static int allocate(int fd, off_t n) {
+  int e = posix_fallocate(fd, 0, n);
+  if (e != EOPNOTSUPP && e != EINVAL) return e;
+  static const char zeros[65536];
+  for (off_t done = 0; done < n; done += (off_t)sizeof zeros)
+    if (write(fd, zeros, sizeof zeros) != (ssize_t)sizeof zeros) return errno ? errno : ENOSPC;
+  return fsync(fd) ? errno : 0;
+}
+
+/* The reserve: an unlinked file of THR_H5_RESERVE bytes in PATH's directory. */
+static int make_reserve(thr_h5 *h) {
+  char name[THR_PATH_MAX + 32];
+  snprintf(name, sizeof name, "%s.reserve-XXXXXX", h->path);
+  h->reserve_fd = mkstemp(name);
+  if (h->reserve_fd < 0) return fail(h, "cannot create the disk reserve beside the file");
+  unlink(name);
+  int e = allocate(h->reserve_fd, THR_H5_RESERVE);
+  if (!e) return 0;
+  close(h->reserve_fd);
+  h->reserve_fd = -1;
+  errno = e;
+  char what[96];
+  snprintf(what, sizeof what, "cannot set aside %d MiB of disk for closing the file", THR_H5_RESERVE >> 20);
+  return fail(h, what);
+}
+
+void thr_h5_release_reserve(thr_h5 *h) {
+  if (h->reserve_fd >= 0) close(h->reserve_fd);
+  h->reserve_fd = -1;
+}
+
 int thr_h5_create(thr_h5 *h, MPI_Comm comm, const char *path, int deflate, char *err, size_t errlen) {
   memset(h, 0, sizeof *h);
   h->file = H5I_INVALID_HID;
+  h->reserve_fd = -1;
   h->comm = comm;
   h->err = err;
   h->errlen = errlen;
@@ -69,8 +105,8 @@ int thr_h5_create(thr_h5 *h, MPI_Comm comm, const char *path, int deflate, char 
   snprintf(h->path, sizeof h->path, "%s", path);
   snprintf(h->tmp, sizeof h->tmp, "%s.tmp", path);
   thr_h5_quiet();
-  int rc = 0;
-  if (h->writer) {
+  int rc = h->rank == 0 ? make_reserve(h) : 0;
+  if (h->writer && !rc) {
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
 #ifdef H5_HAVE_PARALLEL
     if (h->parallel) H5Pset_fapl_mpio(fapl, comm, MPI_INFO_NULL);
@@ -98,6 +134,8 @@ int thr_h5_flush(thr_h5 *h) {
 
 int thr_h5_commit(thr_h5 *h) {
   int rc = 0;
+  thr_h5_release_reserve(h);
+  if (h->nranks > 1) MPI_Barrier(h->comm); /* freed before any rank closes */
   errno = 0;
   if (h->writer && h->file >= 0 && H5Fclose(h->file) < 0) rc = fail(h, "cannot write the end of the file");
   h->file = H5I_INVALID_HID;
@@ -114,6 +152,11 @@ int thr_h5_commit(thr_h5 *h) {
 }
 
 void thr_h5_discard(thr_h5 *h) {
+  thr_h5_release_reserve(h);
+  /* emptied first: the close then writes only metadata into a sparse file,
+   * which succeeds on a full disk (a failed H5Fclose crashes HDF5 later) */
+  if (h->rank == 0 && h->file >= 0) (void)!truncate(h->tmp, 0);
+  if (h->nranks > 1) MPI_Barrier(h->comm);
   if (h->writer && h->file >= 0) H5Fclose(h->file);
   H5Eclear2(H5E_DEFAULT);
   h->file = H5I_INVALID_HID;

@@ -25,17 +25,26 @@ typedef struct thr_h5 {
   int writer;   /* this rank makes HDF5 calls */
   int deflate;  /* 0: no filters; 1-9: shuffle + deflate at this level */
   char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
+  int reserve_fd; /* rank 0: disk space set aside for closing the file (-1: none) */
   char *err;
   size_t errlen;
 } thr_h5;
 
-/* Create PATH.tmp (replacing one left by an earlier failure). */
+/* Create PATH.tmp (replacing one left by an earlier failure), and set
+ * aside THR_H5_RESERVE bytes of disk beside it (an unlinked file, freed when
+ * the process ends): on a full disk, closing an HDF5 file writes its
+ * metadata, and a close that fails leaves the library in a state that
+ * crashes at MPI_Finalize. Commit and discard free the reserve first. */
 int thr_h5_create(thr_h5 *h, MPI_Comm comm, const char *path, int deflate, char *err, size_t errlen);
+enum { THR_H5_RESERVE = 8 << 20 };
+/* Free the reserve now (a run that hit a full disk, before it closes). */
+void thr_h5_release_reserve(thr_h5 *h);
 /* Flush what was written to disk (a killed run keeps it). */
 int thr_h5_flush(thr_h5 *h);
 /* Close and rename PATH.tmp to PATH; on failure the temporary is removed. */
 int thr_h5_commit(thr_h5 *h);
-/* Close and remove PATH.tmp (after a failure; never fails). */
+/* Close and remove PATH.tmp (after a failure; never fails: the file is
+ * emptied first, so that closing it needs no disk space). */
 void thr_h5_discard(thr_h5 *h);
 
 /* A table that grows by rows: 1-D (cols 0) or rows of `cols` values, of

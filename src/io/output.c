@@ -3,9 +3,8 @@
 
 #include "core/formations.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -77,15 +76,48 @@ static int wrote_ok(FILE *f, const char *path) {
   return !fault_injected(path);
 }
 
+/* What kind of file is at path: 'r' regular or none, 'c' a character
+ * device (written in place), 'l' a symbolic link, 'p' a FIFO, 'o' other. */
+static char file_kind(const char *path) {
+  struct stat st;
+  if (lstat(path, &st)) return 'r';
+  return S_ISREG(st.st_mode) ? 'r' : S_ISCHR(st.st_mode) ? 'c' : S_ISLNK(st.st_mode) ? 'l' : S_ISFIFO(st.st_mode) ? 'p' : 'o';
+}
+
+static const char *kind_text(char kind) {
+  return kind == 'l' ? "is a symbolic link, which writing the file would replace" : kind == 'p' ? "is a FIFO" : "is not a regular file";
+}
+
+/* Open for writing without following a symbolic link (one planted at
+ * PATH.tmp would otherwise redirect the write). */
+static FILE *open_nofollow(const char *path) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (fd >= 0 && !f) close(fd);
+  return f;
+}
+
 FILE *thr_file_begin(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen) {
+  char kind = file_kind(path);
+  if (kind == 'c') { /* /dev/null: in place */
+    tmp[0] = '\0';
+    errno = 0;
+    FILE *f = fopen(path, "w");
+    if (!f) fail_path(err, errlen, path, "cannot write");
+    return f;
+  }
+  if (kind != 'r') {
+    snprintf(err, errlen, "%.1100s: %s; not written", path, kind_text(kind));
+    return NULL;
+  }
   if (snprintf(tmp, tmplen, "%s.tmp", path) >= (int)tmplen) {
     errno = ENAMETOOLONG;
     fail_path(err, errlen, path, "cannot write");
     return NULL;
   }
   errno = 0;
-  FILE *f = fopen(tmp, "w");
-  if (!f) fail_path(err, errlen, path, "cannot write");
+  FILE *f = open_nofollow(tmp);
+  if (!f) fail_path(err, errlen, tmp, "cannot write");
   return f;
 }
 
@@ -97,6 +129,7 @@ int thr_file_commit(FILE *f, const char *path, const char *tmp, char *err, size_
     ok = 0;
     saved = errno;
   }
+  if (!*tmp) return ok ? 0 : (errno = saved, fail_path(err, errlen, path, "write failed"));
   if (ok && rename(tmp, path)) {
     ok = 0;
     saved = errno;
@@ -161,27 +194,6 @@ static int is_dir(const char *path) {
   return !stat(path, &st) && S_ISDIR(st.st_mode);
 }
 
-/* Is directory `dir` empty? (1 yes, 0 no, -1 unreadable) */
-static int dir_is_empty(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return -1;
-  int empty = 1;
-  for (struct dirent *e; empty && (e = readdir(d));)
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) empty = 0;
-  closedir(d);
-  return empty;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st;
-  (void)flag;
-  if (ftw->level == 0) return 0; /* keep the directory itself */
-  return remove(path);
-}
-
-/* Clear an earlier run's output directory, keeping the directory. */
-static int clear_dir(const char *dir) { return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
 static int same_file(const char *a, const char *b) {
   struct stat sa, sb;
   return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
@@ -195,46 +207,22 @@ static int inside(const char *path, const char *dir) {
   return !strncmp(rp, rd, n) && (rp[n] == '\0' || rp[n] == '/' || !strcmp(rd, "/"));
 }
 
-static int check_out_dir(const char *dir, int overwrite, char *err, size_t errlen) {
-  if (strlen(dir) + 64 >= THR_PATH_MAX) {
-    errno = ENAMETOOLONG;
-    return fail_path(err, errlen, dir, "output directory");
-  }
-  struct stat st;
-  if (stat(dir, &st)) return 0; /* new: created when the run starts */
-  if (!S_ISDIR(st.st_mode)) {
-    snprintf(err, errlen, "--out %.1100s: exists and is not a directory", dir);
-    return -1;
-  }
-  int empty = dir_is_empty(dir);
-  if (empty < 0) return fail_path(err, errlen, dir, "cannot read the output directory");
-  if (empty) return 0;
-  char runjson[THR_PATH_MAX + 16];
-  int earlier = !join(runjson, sizeof runjson, dir, "run.json") && !access(runjson, F_OK);
-  if (!overwrite) {
-    snprintf(err, errlen,
-             "output directory %.1100s is not empty%s; pass --overwrite to replace it, or choose another with --out",
-             dir, earlier ? " (an earlier run's outputs)" : "");
-    return -1;
-  }
-  if (!earlier) {
-    snprintf(err, errlen,
-             "output directory %.1100s is not empty and holds no run.json from an earlier run; --overwrite clears "
-             "only throng's own output directories: choose another with --out",
-             dir);
-    return -1;
-  }
-  if (clear_dir(dir)) return fail_path(err, errlen, dir, "cannot clear the earlier run's outputs");
-  return 0;
-}
-
-static int check_final_state(const char *path, const char *dir, const char *scenario, char *err, size_t errlen) {
+int thr_output_check_final_state(const char *path, const char *dir, const char *scenario, char *err,
+                                 size_t errlen) {
   if (strlen(path) + 8 >= THR_PATH_MAX) {
     errno = ENAMETOOLONG;
     return fail_path(err, errlen, path, "--final-state");
   }
   if (is_dir(path)) {
     snprintf(err, errlen, "--final-state %.1100s: is a directory; name a file", path);
+    return -1;
+  }
+  char kind = file_kind(path);
+  if (kind != 'r' && kind != 'c') {
+    snprintf(err, errlen,
+             "--final-state %.1100s: %s; name a regular file (or a character device such as /dev/null, written in "
+             "place)",
+             path, kind_text(kind));
     return -1;
   }
   char parent[THR_PATH_MAX];
@@ -262,12 +250,6 @@ static int check_final_state(const char *path, const char *dir, const char *scen
     return -1;
   }
   return 0;
-}
-
-int thr_output_check_paths(const char *dir, int overwrite, const char *final_state, const char *scenario, char *err,
-                           size_t errlen) {
-  if (final_state && check_final_state(final_state, dir, scenario, err, errlen)) return -1;
-  return dir ? check_out_dir(dir, overwrite, err, errlen) : 0;
 }
 
 /* ---- the outputs of a run -------------------------------------------------- */

@@ -19,8 +19,7 @@
 
 #include "base/agents.h"
 #include "core/sim.h"
-
-enum { THR_PATH_MAX = 1024 };
+#include "io/out_dir.h"
 
 typedef struct thr_output {
   char dir[THR_PATH_MAX];
@@ -36,14 +35,15 @@ typedef struct thr_output {
   double *frame_time;
 } thr_output;
 
-/* Before anything runs: `dir` (NULL: no output directory) must be new or
- * empty, or, with `overwrite`, the output directory of an earlier run
- * (holding run.json), which is then cleared; `final_state` (NULL: none) must
- * name a file in an existing directory, not a directory, not the scenario
- * and not anything inside `dir`. Returns 0, or -1 with a message naming the
- * path and what is wrong (bad input: exit status 2). */
-int thr_output_check_paths(const char *dir, int overwrite, const char *final_state, const char *scenario, char *err,
-                           size_t errlen);
+/* Before anything runs (after the output directory `dir`, NULL for none,
+ * was claimed: out_dir.h): `final_state` must name a file in an existing
+ * directory, not a directory, not the scenario, not anything inside `dir`,
+ * and, where it exists, a regular file or a character device (written in
+ * place: /dev/null), never a symbolic link (which the write would replace)
+ * or a FIFO. Returns 0, or -1 with a message naming the path and what is
+ * wrong (bad input: exit status 2). */
+int thr_output_check_final_state(const char *final_state, const char *dir, const char *scenario, char *err,
+                                 size_t errlen);
 
 /* Create `dir` (and parents) and open the enabled outputs. */
 int thr_output_open(thr_output *o, const char *dir, int metrics, int trajectory, char *err, size_t errlen);
@@ -64,7 +64,9 @@ int thr_write_final_state(const char *path, const thr_agents *all, int dim3, cha
 
 /* PATH.tmp opened for writing (f), then thr_file_commit: checked flush and
  * close, the fault hook, rename to PATH; on failure the temporary file is
- * removed and err says "PATH: reason". */
+ * removed and err says "PATH: reason". A character device (/dev/null) is
+ * written in place (tmp is then ""); a symbolic link at PATH or PATH.tmp is
+ * refused, never replaced or followed. */
 FILE *thr_file_begin(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
 int thr_file_commit(FILE *f, const char *path, const char *tmp, char *err, size_t errlen);
 

@@ -16,7 +16,7 @@ enum thr_run_state {
   THR_RUN_FAILED,      /* exit 1: a write failed, out of memory, ... */
   THR_RUN_DIVERGED,    /* exit 3: the state became non-finite */
   THR_RUN_INTERRUPTED, /* exit 128 + signal: SIGINT (or SIGTERM without an output directory) */
-  THR_RUN_CHECKPOINTED /* exit 75: SIGTERM or SIGUSR1; a checkpoint to restart from was written */
+  THR_RUN_CHECKPOINTED /* exit 75: SIGTERM, SIGUSR1 or SIGHUP; a checkpoint to restart from was written */
 };
 
 /* What a run read and wrote besides its metrics: the checkpoint it

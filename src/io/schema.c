@@ -665,7 +665,7 @@ const thr_key thr_schema[] = {
      .meaning = "trajectory.h5: shuffle + deflate at this level, 1 (fast) to 9 (small); 0 = none"},
     {.path = "output.checkpoint_every", .type = INTEGER, .range = GE0, .def = "0", SC(checkpoint_every, INT),
      .meaning = "write a checkpoint (checkpoints/checkpoint-STEP.h5) every K steps; 0 = only when stopped by "
-                "SIGTERM or SIGUSR1"},
+                "SIGTERM, SIGUSR1 or SIGHUP"},
     {.path = "output.checkpoint_keep", .type = INTEGER, .range = GT0, .def = "2", SC(checkpoint_keep, INT),
      .meaning = "keep the last K checkpoints of a run, deleting older ones"},
 

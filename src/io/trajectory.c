@@ -1,9 +1,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "trajectory.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "build_info.h"
 #include "output.h"
@@ -42,6 +44,7 @@ struct thr_trajectory {
   float *vec;
   size_t scratch;
   int created; /* the tables exist (made at the first frame, sized by it) */
+  hsize_t chunk_rows;
   int failed;  /* a frame failed: the tables end with a part of it */
   uint64_t good_rows; /* rows of the frames that were written whole */
   uint64_t good_frames;
@@ -186,6 +189,34 @@ static int scratch(thr_trajectory *t, size_t n) {
 static int write_frame(thr_trajectory *t, long step, const thr_agents *a);
 static int write_final(thr_trajectory *t, long step, const thr_agents *a);
 
+/* Bytes a frame of n agents adds at most: its rows in every table, a new
+ * chunk of each, and room for the metadata. */
+static double frame_bytes(const thr_trajectory *t, uint64_t n) {
+  double row = 32.0 + 2 * 3 * 4 + 4 * 4; /* trajectory, points, velocity; radius, group, state, stage */
+  return (double)(n + t->chunk_rows) * row + (256 << 10);
+}
+
+/* Does the disk have room for the frame? A frame that would fill it is not
+ * begun, so that the file ends with complete frames and closes cleanly
+ * (HDF5 cannot always cut back a table whose last write failed). Rank 0
+ * looks; every rank learns. */
+static int room_for_frame(thr_trajectory *t, long step, uint64_t n) {
+  thr_h5 *h = &t->h;
+  int rc = 0;
+  struct statvfs fs;
+  if (h->rank == 0 && !statvfs(t->dir, &fs)) {
+    double free_bytes = (double)fs.f_bavail * (double)fs.f_frsize, need = frame_bytes(t, n);
+    if (free_bytes < need) {
+      snprintf(h->err, h->errlen,
+               "%s: cannot write the frame of step %ld: %s (it needs about %.3g MB, %.3g MB are free); the file "
+               "keeps its %llu complete frame(s)",
+               h->path, step, strerror(ENOSPC), need / 1e6, free_bytes / 1e6, (unsigned long long)t->good_frames);
+      rc = -1;
+    }
+  }
+  return thr_h5_agree(h, rc);
+}
+
 int thr_trajectory_frame(thr_trajectory *t, long step, const thr_agents *a, char *err, size_t errlen) {
   thr_h5 *h = &t->h;
   h->err = err;
@@ -193,11 +224,13 @@ int thr_trajectory_frame(thr_trajectory *t, long step, const thr_agents *a, char
   int rc = scratch(t, a->n_owned);
   if (rc) snprintf(err, errlen, "%s: out of memory for a frame of %zu agents", h->path, a->n_owned);
   if (thr_h5_agree(h, rc)) return -1;
+  uint64_t all = a->n_owned;
+  if (h->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_UINT64_T, MPI_SUM, h->comm);
   if (!t->created) {
-    uint64_t all = a->n_owned;
-    if (h->nranks > 1) MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_UINT64_T, MPI_SUM, h->comm);
-    if (create_tables(t, all < 1024 ? 1024 : all > 65536 ? 65536 : all)) return (t->failed = 1), -1;
+    t->chunk_rows = all < 1024 ? 1024 : all > 65536 ? 65536 : all;
+    if (create_tables(t, t->chunk_rows)) return (t->failed = 1), -1;
   }
+  if (room_for_frame(t, step, all)) return -1; /* nothing written: the file stays whole */
   /* a step off the clock would share its frame number with the frame
    * before (PedPy would see each agent twice in one frame) */
   rc = step % t->info.every ? write_final(t, step, a) : write_frame(t, step, a);
@@ -319,7 +352,11 @@ static int cut_to_good_frames(thr_trajectory *t) {
     if (!rc && !t->has_final && H5Lexists(h->file, "final", H5P_DEFAULT) > 0 &&
         H5Ldelete(h->file, "final", H5P_DEFAULT) < 0)
       rc = -1;
-    if (rc) snprintf(h->err, h->errlen, "%s: cannot cut the file back to its complete frames", h->path);
+    if (rc) {
+      char why[512];
+      thr_h5_reason(why, sizeof why);
+      snprintf(h->err, h->errlen, "%s: cannot cut the file back to its complete frames: %s", h->path, why);
+    }
   }
   if (h->rank == 0 && t->n_frames > t->good_frames) t->n_frames = (size_t)t->good_frames;
   return thr_h5_agree(h, rc);
@@ -410,6 +447,7 @@ int thr_trajectory_close(thr_trajectory *t, char *err, size_t errlen) {
   thr_h5 *h = &t->h;
   h->err = err;
   h->errlen = errlen;
+  thr_h5_release_reserve(h); /* room to close, after a full disk */
   int rc = t->created ? 0 : create_tables(t, 1024); /* no frame: the tables, empty */
   if (!rc && t->failed) rc = cut_to_good_frames(t);
   close_tables(t);

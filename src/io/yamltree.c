@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "yamltree.h"
 
+#include "input_file.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -622,38 +624,6 @@ static int parse_text(const char *text, size_t len, const char *origin, int mark
 
 /* ---- loading -------------------------------------------------------------- */
 
-/* Whole file into memory; on failure *errnum tells why. */
-static char *read_file(const char *path, size_t *len, int *errnum) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    *errnum = errno;
-    return NULL;
-  }
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (!buf) {
-      *errnum = ENOMEM;
-      break;
-    }
-    n += fread(buf + n, 1, cap - n, f);
-    if (ferror(f)) {
-      *errnum = errno ? errno : EIO;
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    if (n < cap) break; /* end of file */
-    cap *= 2;
-    char *grown = realloc(buf, cap);
-    if (!grown) free(buf);
-    buf = grown;
-  }
-  fclose(f);
-  *len = n;
-  return buf;
-}
-
 /* "ORIGIN: WHATDETAIL", for failures before there is any text to point into. */
 static int fail_origin(char *err, size_t errlen, const char *origin, const char *what, const char *detail) {
   thr_ynode at = {0};
@@ -676,10 +646,9 @@ int thr_ytree_load_string(thr_ytree *t, const char *text, const char *origin, ch
 int thr_ytree_load_file(thr_ytree *t, const char *path, char *err, size_t errlen) {
   memset(t, 0, sizeof *t);
   size_t len = 0;
-  int errnum = 0;
-  errno = 0;
-  char *text = read_file(path, &len, &errnum);
-  if (!text) return fail_origin(err, errlen, path, "cannot read the scenario file: ", strerror(errnum));
+  char why[160];
+  char *text = thr_input_read(path, THR_INPUT_MAX_SCENARIO, &len, why, sizeof why);
+  if (!text) return fail_origin(err, errlen, path, "cannot read the scenario file: ", why);
   const char *o = add_origin(t, path, "");
   int rc = o ? parse_text(text, len, o, 1, "", &t->root, err, errlen)
              : fail_origin(err, errlen, path, "out of memory", "");

@@ -52,7 +52,7 @@ def check_unreadable(exe):
     """A directory, and (unless we are root) a file without read permission."""
     problems = []
     with tempfile.TemporaryDirectory(prefix="throng_unreadable_") as d:
-        problems += check_both_commands(exe, d, [], re.compile(re.escape(d) + r".*(Is a directory)"),
+        problems += check_both_commands(exe, d, [], re.compile(re.escape(d) + r".*(is a directory, not a regular file)"),
                                         "directory as scenario")
         locked = os.path.join(d, "locked.yaml")
         with open(MINIMAL, encoding="utf-8") as src, open(locked, "w", encoding="utf-8") as dst:

@@ -22,6 +22,23 @@ Cases (each prints what it saw and exits 0 when every check holds):
   out-foreign        a non-empty directory that is no throng output: refused even with --overwrite,
                      its files untouched
   out-too-long       an output path longer than the system allows: exit 2, the reason is not "Success"
+  out-1000           a legal --out of 1,000 characters: accepted
+  out-empty          --out '': exit 2 naming --out, nothing written (not out/<name>)
+  out-concurrent     two runs started 0.3 s apart into one --out: the second is refused at once (exit 2, "in use
+                     by another run"), the first completes; a lock left by a killed run is taken over
+  overwrite-foreign  --overwrite of an earlier run's directory that also holds a file of the user's: refused
+                     (exit 2, the file named), nothing removed
+  final-symlink      --final-state naming a symbolic link: exit 2, the link and its target untouched
+  final-device       --final-state naming a character device (mknod, as root; else /dev/null): written in
+                     place, still a device afterwards
+  disk-full-hdf5     a run whose HDF5 trajectory fills a 12 MiB tmpfs: exit 1 (never a crash), trajectory.h5
+                     kept with every complete frame, the message names the frames kept
+  sighup             SIGHUP during a run: handled like SIGTERM (checkpoint and exit 75 with HDF5, else 129)
+  check-tiny-dt      `check` refuses time.dt = 1e-45 (a subnormal float), as `run` would fail on it
+  input-special      /dev/zero and a FIFO as points file, a FIFO as scenario, checkpoint and Catalyst script:
+                     exit 2 at once naming the file and "not a regular file"
+  input-large        a 65 MiB scenario and a 2 GB points file of zeros: refused within seconds (the cap, the
+                     first bad line)
   disk-full          a run on a filesystem that fills up (a 24 KiB tmpfs in a private mount namespace;
                      where none can be mounted, THRONG_FAULT_WRITE injects the same failure): exit 1,
                      the message names metrics.csv and "No space left on device", no temporary files
@@ -38,6 +55,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -179,23 +197,25 @@ def out_foreign(a, tmp):
 
 
 def out_too_long(a, tmp):
-    long_dir = "/".join(["x" * 200] * 12)
+    long_dir = "/".join(["x" * 200] * 25)  # 5,024 characters: past Linux's PATH_MAX of 4,096
     p = run([a.throng, "run", MINIMAL, "--steps", "2", "--out", long_dir], tmp)
     check(p.returncode == 2 and "Success" not in p.stderr and "too long" in p.stderr,
           "exit 2, 'too long', never 'Success'")
     check(not os.listdir(tmp), "nothing written")
 
 
-def mount_tmpfs_cmd(mnt, inner):
-    """A command running `inner` with a 24 KiB tmpfs on mnt in a private mount namespace, or None."""
+def mount_tmpfs_cmd(mnt, inner, size="24k", after=""):
+    """A command running `inner` (then the shell text `after`) with a tmpfs of `size` on mnt in a private
+    mount namespace, or None."""
     if not shutil.which("unshare"):
         return None
     for flags in (["-m"], ["-rm"]):
-        probe = subprocess.run(["unshare"] + flags + ["sh", "-c", "mount -t tmpfs -o size=24k tmpfs %s" % mnt],
+        probe = subprocess.run(["unshare"] + flags + ["sh", "-c", "mount -t tmpfs -o size=%s tmpfs %s" % (size, mnt)],
                                capture_output=True)
         if probe.returncode == 0:
             quoted = " ".join("'%s'" % c for c in inner)
-            return ["unshare"] + flags + ["sh", "-c", "mount -t tmpfs -o size=24k tmpfs %s && exec %s" % (mnt, quoted)]
+            run_inner = ("%s; rc=$?; %s; exit $rc" % (quoted, after)) if after else "exec " + quoted
+            return ["unshare"] + flags + ["sh", "-c", "mount -t tmpfs -o size=%s tmpfs %s && %s" % (size, mnt, run_inner)]
     return None
 
 
@@ -284,6 +304,200 @@ def sigterm(a, tmp):
     check(not tmp_files(tmp), "no temporary files")
 
 
+def out_1000(a, tmp):
+    d = "/".join(["o" * 199] * 5)  # 999 characters
+    p = run([a.throng, "run", MINIMAL, "--steps", "2", "--quiet", "--out", d], tmp)
+    check(p.returncode == 0 and os.path.isfile(os.path.join(tmp, d, "run.json")), "a 999-character --out works")
+
+
+def out_empty(a, tmp):
+    refused(a, tmp, ["--out", ""], r"--out: the output directory's path is empty", "--out ''")
+
+
+def out_concurrent(a, tmp):
+    cmd = [a.throng, "run", os.path.join(ROOT, "configs", "paper", "bottleneck-3600.yaml"), "--steps", "150",
+           "--out", "shared", "--quiet"]
+    first = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, OMP_NUM_THREADS="1"))
+    time.sleep(0.3)
+    t0 = time.time()
+    second = run(cmd, tmp)
+    took = time.time() - t0
+    _, err = first.communicate(timeout=300)
+    print("first run: exit %d %s" % (first.returncode, err.strip()[-300:]))
+    check(second.returncode == 2 and "in use by another run" in second.stderr, "the second run: exit 2, in use")
+    check(took < 5, "refused at once (%.1f s), before placement and routing" % took)
+    check(first.returncode == 0 and run_json(os.path.join(tmp, "shared"))["state"] == "complete",
+          "the first run completes undisturbed")
+    check(not os.path.exists(os.path.join(tmp, "shared", ".throng.lock")), "the lock is gone after the run")
+    # a lock left by a killed run (its process gone) is taken over
+    killed = subprocess.Popen(cmd + ["--overwrite"], cwd=tmp, stderr=subprocess.PIPE, text=True)
+    t0 = time.time()
+    while time.time() - t0 < 30 and not os.path.exists(os.path.join(tmp, "shared", "run.json.tmp")) and \
+            run_json(os.path.join(tmp, "shared"))["state"] == "complete":
+        time.sleep(0.05)
+    killed.kill()
+    killed.communicate()
+    check(os.path.exists(os.path.join(tmp, "shared", ".throng.lock")), "SIGKILL leaves the lock behind")
+    p = run([a.throng, "run", MINIMAL, "--steps", "2", "--out", "shared", "--overwrite", "--quiet"], tmp)
+    check(p.returncode == 0 and "taking over the lock" in p.stderr, "a stale lock is taken over")
+
+
+def overwrite_foreign(a, tmp):
+    p = run([a.throng, "run", MINIMAL, "--steps", "3", "--out", "out", "--quiet"], tmp)
+    mine = os.path.join(tmp, "out", "notes.txt")
+    with open(mine, "w") as f:
+        f.write("my notes\n")
+    before = sorted(os.listdir(os.path.join(tmp, "out")))
+    p = run([a.throng, "run", MINIMAL, "--steps", "2", "--out", "out", "--overwrite"], tmp)
+    check(p.returncode == 2 and "notes.txt" in p.stderr and "no throng run writes" in p.stderr,
+          "refused, naming the user's file")
+    check(sorted(os.listdir(os.path.join(tmp, "out"))) == before and open(mine).read() == "my notes\n",
+          "nothing removed")
+
+
+def final_symlink(a, tmp):
+    target = os.path.join(tmp, "target.csv")
+    with open(target, "w") as f:
+        f.write("precious\n")
+    os.symlink("target.csv", os.path.join(tmp, "link.csv"))
+    os.symlink("nowhere.csv", os.path.join(tmp, "dangling.csv"))
+    for name in ("link.csv", "dangling.csv"):
+        p = run([a.throng, "run", MINIMAL, "--steps", "2", "--no-output", "--final-state", name], tmp)
+        check(p.returncode == 2 and "symbolic link" in p.stderr, name + ": exit 2, 'symbolic link'")
+        check(os.path.islink(os.path.join(tmp, name)), name + ": still a link")
+    check(open(target).read() == "precious\n", "the target untouched")
+    check(not os.path.exists(os.path.join(tmp, "nowhere.csv")), "nothing made where the dangling link points")
+
+
+def final_device(a, tmp):
+    dev = os.path.join(tmp, "null")
+    try:
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except OSError as e:
+        print("(mknod: %s; /dev/null itself, which this user %s replace)" % (e, "could" if os.getuid() == 0 else
+                                                                             "cannot"))
+        dev = "/dev/null"
+    p = run([a.throng, "run", MINIMAL, "--steps", "2", "--no-output", "--final-state", dev], tmp)
+    check(p.returncode == 0, "exit 0 (got %d)" % p.returncode)
+    check(stat.S_ISCHR(os.lstat(dev).st_mode), dev + " is still a character device")
+    check(not os.path.exists(dev + ".tmp"), "no temporary file beside it")
+
+
+def disk_full_hdf5(a, tmp):
+    info = subprocess.run([a.throng, "info"], capture_output=True, text=True).stdout
+    if not re.search(r"HDF5\s+ON", info):
+        print("SKIPPED: this throng has no HDF5")
+        sys.exit(77)
+    mnt = os.path.join(tmp, "disk")
+    os.mkdir(mnt)
+    keep = os.path.join(tmp, "kept")
+    out = os.path.join(mnt, "out")
+    inner = [a.throng, "run", os.path.join(ROOT, "configs", "paper", "bottleneck-3600.yaml"), "--steps", "400",
+             "--out", out, "--quiet", "--set", "output.trajectory_every=5"]
+    cmd = mount_tmpfs_cmd(mnt, inner, "12m", "cp -r '%s' '%s'" % (out, keep))
+    if not cmd:
+        print("SKIPPED: no tmpfs can be mounted here (unshare -m / -rm refused), and the HDF5 library's own "
+              "writes cannot be made to fail by the fault hook")
+        sys.exit(77)
+    p = run(cmd, tmp, timeout=300)
+    check(p.returncode == 1, "exit 1, never a crash (got %d)" % p.returncode)
+    m = re.search(r"trajectory\.h5: .*No space left on device.* keeps its (\d+) complete frame", p.stderr)
+    check(m is not None, "the message names trajectory.h5, ENOSPC and the frames kept")
+    kept = int(m.group(1)) if m else -1
+    h5 = os.path.join(keep, "trajectory.h5")
+    check(os.path.isfile(h5) and not tmp_files(keep), "trajectory.h5 is there, no .tmp")
+    xdmf = open(os.path.join(keep, "trajectory.xdmf")).read() if os.path.isfile(os.path.join(keep, "trajectory.xdmf")) else ""
+    check(kept > 0 and xdmf.count('<Grid Name="frame ') == kept, "trajectory.xdmf shows the %d frames" % kept)
+    try:
+        import h5py
+        with h5py.File(h5, "r") as f:
+            frames, rows = f["frames"][:], f["trajectory"].shape[0]
+        check(len(frames) == kept and rows == kept * 3600 and list(frames["step"]) == [5 * k for k in range(kept)],
+              "the file opens: %d frames of 3600 rows" % len(frames))
+    except ImportError:
+        print("(no h5py: the file's frames are checked through the XDMF only)")
+    check(run_json(keep)["state"] == "failed", "run.json: failed")
+
+
+def sighup(a, tmp):
+    out = os.path.join(tmp, "out")
+    cmd = [a.throng, "run", os.path.join(ROOT, "configs", "paper", "bottleneck-3600.yaml"), "--steps", "100000",
+           "--out", out]
+    proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, OMP_NUM_THREADS="1"))
+    path = os.path.join(out, "metrics.csv")
+    t0 = time.time()
+    while time.time() - t0 < 60 and (not os.path.exists(path) or os.path.getsize(path) < 2000):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGHUP)
+    _, err = proc.communicate(timeout=60)
+    print("SIGHUP: exit %d %s" % (proc.returncode, err.strip()[-300:]))
+    info = subprocess.run([a.throng, "info"], capture_output=True, text=True).stdout
+    hdf5 = re.search(r"HDF5\s+ON", info) is not None
+    check(proc.returncode == (75 if hdf5 else 129), "exit %d (got %d)" % (75 if hdf5 else 129, proc.returncode))
+    rj = run_json(out)
+    check(rj["state"] == ("checkpointed" if hdf5 else "interrupted"), "run.json: %s" % rj["state"])
+    check("SIGHUP" in err, "the message names SIGHUP")
+    check(not tmp_files(tmp), "no temporary files")
+
+
+def check_tiny_dt(a, tmp):
+    p = run([a.throng, "check", MINIMAL, "--set", "time.dt=1e-45"], tmp)
+    check(p.returncode == 2 and "time.dt" in p.stderr and "too small" in p.stderr, "check: exit 2 naming time.dt")
+
+
+POINTS_SCENARIO = """world: {min: [0, 0], max: [20, 20]}
+time: {dt: 0.05, steps: 3}
+agents: [{layout: points, points_file: %s}]
+goals: [{name: exit, point: [19, 10]}]
+"""
+
+
+def timed_refusal(a, tmp, args, pattern, what, limit=10):
+    t0 = time.time()
+    try:
+        p = run([a.throng] + args, tmp, timeout=limit + 20)
+    except subprocess.TimeoutExpired:
+        check(False, what + ": it hangs")
+        return
+    took = time.time() - t0
+    check(p.returncode == 2 and re.search(pattern, p.stderr) is not None,
+          "%s: exit 2, /%s/ (got %d)" % (what, pattern, p.returncode))
+    check(took < limit, "%s: at once (%.1f s)" % (what, took))
+
+
+def input_special(a, tmp):
+    fifo = os.path.join(tmp, "fifo")
+    os.mkfifo(fifo)
+    for name, target in (("/dev/zero", "/dev/zero"), ("a FIFO", fifo)):
+        with open(os.path.join(tmp, "p.yaml"), "w") as f:
+            f.write(POINTS_SCENARIO % target)
+        timed_refusal(a, tmp, ["check", "p.yaml"], re.escape(target) + r".*not a regular file",
+                      "points_file " + name)
+    timed_refusal(a, tmp, ["check", fifo], "fifo: cannot read the scenario file: is a FIFO", "a FIFO as scenario")
+    timed_refusal(a, tmp, ["run", MINIMAL, "--restart", fifo, "--out", "o"], "is a FIFO", "a FIFO as checkpoint")
+    timed_refusal(a, tmp, ["run", MINIMAL, "--catalyst", fifo, "--out", "o2"], "is a FIFO",
+                  "a FIFO as Catalyst script")
+    check(not os.path.exists(os.path.join(tmp, "o")) and not os.path.exists(os.path.join(tmp, "o2")),
+          "no output directory left behind")
+
+
+def input_large(a, tmp):
+    big = os.path.join(tmp, "big.yaml")
+    with open(big, "wb") as f:
+        f.write(open(MINIMAL, "rb").read())
+        f.truncate(65 << 20)  # sparse: no disk used
+    timed_refusal(a, tmp, ["check", big], r"big\.yaml: cannot read the scenario file: is 65 MiB, more than the 64 MiB",
+                  "a 65 MiB scenario")
+    pts = os.path.join(tmp, "zeros.csv")
+    with open(pts, "wb") as f:
+        f.truncate(2 << 30)
+    with open(os.path.join(tmp, "p.yaml"), "w") as f:
+        f.write(POINTS_SCENARIO % pts)
+    timed_refusal(a, tmp, ["check", "p.yaml"], r"zeros\.csv:1: a NUL byte", "a 2 GiB points file of zeros", 5)
+
+
 CASES = {
     "diverge": diverge,
     "diverge-no-output": lambda a, t: diverge(a, t, output=False),
@@ -292,7 +506,10 @@ CASES = {
     "final-in-out": final_in_out, "final-is-scenario": final_is_scenario, "final-is-dir": final_is_dir,
     "final-no-parent": final_no_parent, "out-not-empty": out_not_empty, "out-foreign": out_foreign,
     "out-too-long": out_too_long, "disk-full": disk_full, "fault-final": fault_final, "fault-frame": fault_frame,
-    "fault-run-json": fault_run_json, "sigterm": sigterm,
+    "fault-run-json": fault_run_json, "sigterm": sigterm, "out-1000": out_1000, "out-empty": out_empty,
+    "out-concurrent": out_concurrent, "overwrite-foreign": overwrite_foreign, "final-symlink": final_symlink,
+    "final-device": final_device, "disk-full-hdf5": disk_full_hdf5, "sighup": sighup,
+    "check-tiny-dt": check_tiny_dt, "input-special": input_special, "input-large": input_large,
 }
 
 
