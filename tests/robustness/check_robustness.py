@@ -267,26 +267,37 @@ def fault_run_json(a, tmp):
     check(not tmp_files(tmp), "no temporary files")
 
 
-def sigterm(a, tmp):
-    out = os.path.join(tmp, "out")
+def signal_mid_run(a, tmp, out, sig, extra=()):
+    """bottleneck-3600 writing into out, sent `sig` once metrics.csv has 3000 bytes: (proc, stderr)."""
     cmd = [a.throng, "run", os.path.join(ROOT, "configs", "paper", "bottleneck-3600.yaml"), "--steps", "100000",
-           "--out", out, "--set", "output.trajectory_every=10", "--set", "output.trajectory_format=csv"]
+           "--out", out] + list(extra)
     proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, OMP_NUM_THREADS="1"))
     path = os.path.join(out, "metrics.csv")
     t0 = time.time()
     while time.time() - t0 < 60 and (not os.path.exists(path) or os.path.getsize(path) < 3000):
         time.sleep(0.1)
-    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
-    print("$ " + " ".join(cmd) + " (SIGTERM after %.1f s)\n  exit %d\n  stderr: %s" % (time.time() - t0,
-                                                                                  proc.returncode, err.strip()[-400:]))
+    print("$ " + " ".join(cmd) + " (%s after %.1f s)\n  exit %d\n  stderr: %s" % (
+        signal.Signals(sig).name, time.time() - t0, proc.returncode, err.strip()[-400:]))
+    return proc, err
+
+
+def has_hdf5(a):
     info = subprocess.run([a.throng, "info"], capture_output=True, text=True).stdout
-    hdf5 = re.search(r"HDF5\s+ON", info) is not None  # checkpoints need HDF5
+    return re.search(r"HDF5\s+ON", info) is not None
+
+
+def sigterm(a, tmp):
+    out = os.path.join(tmp, "out")
+    proc, err = signal_mid_run(a, tmp, out, signal.SIGTERM,
+                               ["--set", "output.trajectory_every=10", "--set", "output.trajectory_format=csv"])
+    hdf5 = has_hdf5(a)  # checkpoints need HDF5
     want = 75 if hdf5 else 143
     check(proc.returncode == want, "exit %d: %s (got %d)" % (want, "checkpointed" if hdf5 else "128 + SIGTERM",
                                                              proc.returncode))
-    text, rows = metrics_rows(path)
+    text, rows = metrics_rows(os.path.join(out, "metrics.csv"))
     steps = [int(r[0]) for r in rows]
     ncol = len(text.split("\n", 1)[0].split(","))  # the header's columns
     check(text.endswith("\n") and ncol >= 10 and all(len(r) == ncol for r in rows),
@@ -385,8 +396,7 @@ def final_device(a, tmp):
 
 
 def disk_full_hdf5(a, tmp):
-    info = subprocess.run([a.throng, "info"], capture_output=True, text=True).stdout
-    if not re.search(r"HDF5\s+ON", info):
+    if not has_hdf5(a):
         print("SKIPPED: this throng has no HDF5")
         sys.exit(77)
     mnt = os.path.join(tmp, "disk")
@@ -422,19 +432,8 @@ def disk_full_hdf5(a, tmp):
 
 def sighup(a, tmp):
     out = os.path.join(tmp, "out")
-    cmd = [a.throng, "run", os.path.join(ROOT, "configs", "paper", "bottleneck-3600.yaml"), "--steps", "100000",
-           "--out", out]
-    proc = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=dict(os.environ, OMP_NUM_THREADS="1"))
-    path = os.path.join(out, "metrics.csv")
-    t0 = time.time()
-    while time.time() - t0 < 60 and (not os.path.exists(path) or os.path.getsize(path) < 2000):
-        time.sleep(0.1)
-    proc.send_signal(signal.SIGHUP)
-    _, err = proc.communicate(timeout=60)
-    print("SIGHUP: exit %d %s" % (proc.returncode, err.strip()[-300:]))
-    info = subprocess.run([a.throng, "info"], capture_output=True, text=True).stdout
-    hdf5 = re.search(r"HDF5\s+ON", info) is not None
+    proc, err = signal_mid_run(a, tmp, out, signal.SIGHUP)
+    hdf5 = has_hdf5(a)
     check(proc.returncode == (75 if hdf5 else 129), "exit %d (got %d)" % (75 if hdf5 else 129, proc.returncode))
     rj = run_json(out)
     check(rj["state"] == ("checkpointed" if hdf5 else "interrupted"), "run.json: %s" % rj["state"])
