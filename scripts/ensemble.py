@@ -4,16 +4,22 @@ aggregation of their results.
 
   ensemble.py count MANIFEST            check the manifest; print its number of runs
   ensemble.py row MANIFEST K OUT        run K (1-based): its directory, its scenario and
-                                        its `--set` options, one per line (jobs/ensemble.sbatch)
+                                        its `--set` options, each ended by a NUL byte
+                                        (jobs/ensemble.sbatch reads them with mapfile -d '')
   ensemble.py aggregate MANIFEST OUT    OUT/runs.csv, OUT/summary.csv, OUT/summary.md and
                                         OUT/evacuation_time.png, OUT/exit_flows.png
 
 The manifest is a CSV file with the header `group,scenario,seed,overrides`:
 one row per run; runs with the same group are replicates (they differ in the
 seed) and are summarised together. `scenario` is relative to the directory
-the study is submitted from; `overrides` is empty or `KEY=VALUE` pairs
-separated by `;` (each becomes `--set KEY=VALUE`). Run K goes to
-OUT/runs/KKK-GROUP-seedSEED/.
+the study is submitted from (not starting with '-'); `overrides` is empty or
+`KEY=VALUE` pairs separated by `;` (each becomes `--set KEY=VALUE`, one
+argument; KEY a dotted path such as agents[0].count). A cell is data: one
+line of text, no control characters (a quoted cell with a line break is
+refused), and nothing but those `--set` options comes out of it; keys that
+name files to run or read (catalyst.*, output.dir, walkable_file,
+points_file) are refused: they belong in the scenario. Run K goes
+to OUT/runs/KKK-GROUP-seedSEED/.
 
 The aggregate reads each run's summary.json (evacuation time, t95) and
 evacuated.csv (each exit's flow: (n - 1) / (last - first leaving time), in
@@ -21,8 +27,8 @@ agents per second, over the n agents through it). Per group and quantity it
 gives the mean, the standard deviation and the 95 % confidence interval of
 the mean (Student's t with n - 1 degrees of freedom). Runs that did not
 complete are listed in runs.csv with their state and left out of the
-statistics. Exit status: 0; 2 for a bad manifest (naming its line); 1 when no
-run completed.
+statistics. Exit status: 0; 2 for a bad manifest (MANIFEST:LINE: column N
+(NAME): what, LINE the line its row starts on); 1 when no run completed.
 """
 import csv
 import json
@@ -30,8 +36,12 @@ import math
 import os
 import re
 import sys
+import unicodedata
 
 HEADER = ["group", "scenario", "seed", "overrides"]
+# an override's KEY, as throng's --set takes it: names (not starting with '-')
+# joined by '.', list items by [index]
+KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*|\[[0-9]+\])*")
 # Student's t, two-sided 95 %: T975[df]; above 30 degrees of freedom the normal 1.96 is within 2 %
 T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
@@ -43,36 +53,101 @@ def bad(manifest, line, what):
     sys.exit(2)
 
 
-def read_manifest(path):
-    """[(line, group, scenario, seed, [KEY=VALUE, ...]), ...], checked."""
+def bad_cell(manifest, line, col, what):
+    name = " (%s)" % HEADER[col] if col < len(HEADER) else ""
+    bad(manifest, line, "column %d%s: %s" % (col + 1, name, what))
+
+
+# characters that are never data in a cell: control characters (a line
+# break would become another argument of throng), invisible format
+# characters and Unicode line and paragraph separators
+def control_char(text):
+    for ch in text:
+        if unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp"):
+            return ch
+    return None
+
+
+def shown(text, limit=60):
+    """text for a message: control characters escaped, long text cut."""
+    out = "".join(ch if not control_char(ch) else ascii(ch)[1:-1] for ch in text)
+    return out if len(out) <= limit else out[:limit] + "..."
+
+
+def check_cells(path, line, row):
+    for col, cell in enumerate(row):
+        ch = control_char(cell)
+        if ch is not None:
+            what = "a line break" if ch in "\n\r\v\f\x85\u2028\u2029" else "a control character"
+            bad_cell(path, line, col, "%s (U+%04X) in '%s': a cell is one line of text" % (what, ord(ch), shown(cell)))
+
+
+def check_override(path, line, s):
+    key = s.split("=", 1)[0].strip() if "=" in s else ""
+    if not KEY.fullmatch(key):
+        bad_cell(path, line, 3, "'%s': expected KEY=VALUE with KEY a dotted path such as "
+                 "solver.iterations or agents[0].count" % shown(s))
+    if key == "seed":
+        bad_cell(path, line, 3, "'%s': the seed has its own column" % shown(s))
+    # keys that would run code or write outside the run's directory: a
+    # manifest varies the physics of a study; these belong in the scenario
+    top = re.split(r"[.\[]", key, 1)[0]
+    if top == "catalyst" or key in ("output.dir", "output", "geometry.walkable_file") or key.endswith("points_file") \
+            or key.endswith("scripts"):
+        bad_cell(path, line, 3, "'%s': a manifest may not set %s (it names files to run or read); put it in the "
+                 "scenario" % (shown(s), key))
+
+
+def read_rows(path):
+    """[(first line of the row, [cells]), ...]: each row with the line it starts on."""
     try:
-        f = open(path, newline="")
+        f = open(path, newline="", encoding="utf-8-sig")
     except OSError as e:
         print("%s: cannot read the manifest: %s" % (path, e.strerror), file=sys.stderr)
         sys.exit(2)
-    rows = list(csv.reader(f))
-    f.close()
-    if not rows or [c.strip() for c in rows[0]] != HEADER:
+    rows = []
+    with f:
+        reader = csv.reader(f, strict=True)
+        start = 1
+        try:
+            for row in reader:
+                rows.append((start, row))
+                start = reader.line_num + 1
+        except csv.Error as e:
+            bad(path, start, "not a CSV row: %s" % e)
+        except UnicodeDecodeError as e:
+            bad(path, start, "not UTF-8 text (byte 0x%02x)" % e.object[e.start])
+    return rows
+
+
+def read_manifest(path):
+    """[(line, group, scenario, seed, [KEY=VALUE, ...]), ...], checked: each
+    cell is data, one line of text; only --set overrides come out of it."""
+    rows = read_rows(path)
+    if rows:
+        check_cells(path, 1, rows[0][1])
+    if not rows or [c.strip() for c in rows[0][1]] != HEADER:
         bad(path, 1, "the header must be '%s'" % ",".join(HEADER))
     out = []
-    for k, row in enumerate(rows[1:], start=2):
+    for k, row in rows[1:]:
+        check_cells(path, k, row)
         if not row or all(not c.strip() for c in row):
             continue
         if len(row) != 4:
             bad(path, k, "expected 4 columns (%s), got %d" % (",".join(HEADER), len(row)))
         group, scenario, seed, overrides = (c.strip() for c in row)
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", group):
-            bad(path, k, "group '%s': use letters, digits, '_', '.' and '-'" % group)
+            bad_cell(path, k, 0, "'%s': use letters, digits, '_', '.' and '-'" % shown(group))
         if not scenario:
-            bad(path, k, "no scenario")
+            bad_cell(path, k, 1, "empty: no scenario")
+        if scenario.startswith("-"):
+            bad_cell(path, k, 1, "'%s' starts with '-': throng would take it for an option "
+                     "(write ./%s for a file of that name)" % (shown(scenario), shown(scenario)))
         if not re.fullmatch(r"[0-9]+", seed):
-            bad(path, k, "seed '%s': expected a whole number >= 0" % seed)
+            bad_cell(path, k, 2, "'%s': expected a whole number >= 0" % shown(seed))
         sets = [s.strip() for s in overrides.split(";") if s.strip()]
         for s in sets:
-            if "=" not in s or s.startswith("="):
-                bad(path, k, "override '%s': expected KEY=VALUE" % s)
-            if s.split("=", 1)[0].strip() == "seed":
-                bad(path, k, "override '%s': the seed has its own column" % s)
+            check_override(path, k, s)
         out.append((k, group, scenario, int(seed), sets))
     if not out:
         bad(path, 2, "no runs")
@@ -94,13 +169,11 @@ def cmd_row(manifest, k, out):
         sys.exit(2)
     k = int(k)
     _, group, scenario, seed, sets = runs[k - 1]
-    print(run_dir(out, k, group, seed))
-    print(scenario)
-    print("--set")
-    print("seed=%d" % seed)
+    fields = [run_dir(out, k, group, seed), scenario, "--set", "seed=%d" % seed]
     for s in sets:
-        print("--set")
-        print(s)
+        fields += ["--set", s]
+    # each field ends with a NUL: the job script reads them as they are (mapfile -d '')
+    sys.stdout.write("".join(f + "\0" for f in fields))
 
 
 def exit_flows(path):

@@ -33,6 +33,17 @@ Cases:
             after the job; a script that pinned threads itself ran 30 x
             slower without task binding), and the final states agree byte
             for byte.
+  chain_paths  jobs/chain.sbatch with a comma in SCENARIO's path and
+            ",THRONG=/bin/echo," and "%j" in OUT's (1 task, lanes.yaml; the
+            part of OUT before its first comma links to OUT, so that a split
+            OUT would run /bin/echo from the checkpoint): the
+            first link is sent SIGUSR1 (scancel --signal) once it runs,
+            checkpoints, and submits the next link, which gets both paths as
+            they are (Slurm's --export=ALL,NAME=VALUE would split them at the
+            commas): it resumes from OUT/link-001's checkpoint with the real
+            throng (its run.json names the scenario file verbatim), its Slurm
+            log is OUT/link-002.log, and the final state equals an
+            uninterrupted run's byte for byte.
   ensemble  jobs/submit-ensemble.sh with a 3-run manifest (exit_room.yaml,
             seeds 1-3): the array's runs and the aggregation job; runs.csv
             has the 3 runs, summary.csv's mean and 95 % interval of the
@@ -231,6 +242,60 @@ def case_chain(a, c, tmp):
           "uninterrupted run's; chain %.0f s" % (steps, len(links), cycle))
 
 
+def case_chain_paths(a, c, tmp):
+    scenario_dir = os.path.join(tmp, "scenario, a copy")
+    os.makedirs(scenario_dir)
+    scenario = os.path.join(scenario_dir, "lanes.yaml")
+    shutil.copy(os.path.join(a.source, "tests", "data", "mpi", "lanes.yaml"), scenario)
+    # split at its commas, OUT would become tmp/chain, a link to OUT itself, so
+    # that the next link finds its checkpoint and runs what THRONG says
+    out = os.path.join(tmp, "chain,THRONG=/bin/echo,x%j")
+    os.makedirs(out)
+    os.symlink(out, os.path.join(tmp, "chain"))
+    final = os.path.join(tmp, "final-chain.csv")
+    steps = 2000
+    jid = c.sbatch(["--ntasks=1", "--cpus-per-task=1", "--time=10", "--output=" + os.path.join(tmp, "link-001.log"),
+                    "jobs/chain.sbatch"], a.source,
+                   job_env(a, SCENARIO=scenario, OUT=out, CHAIN_MAX="3",
+                           EXTRA_ARGS="--quiet --steps %d --final-state %s" % (steps, final)))
+    # the first link's warning, once throng runs (it catches SIGUSR1 from its start)
+    end = time.time() + 120
+    while time.time() < end and not os.path.exists(os.path.join(out, "link-001", "run.json")):
+        time.sleep(0.2)
+    need(os.path.exists(os.path.join(out, "link-001", "run.json")),
+         "the first link did not start throng within 120 s:\n" + open(os.path.join(tmp, "link-001.log")).read())
+    time.sleep(1)
+    p = subprocess.run(["scancel", "--signal=USR1", jid], env=c.env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    need(p.returncode == 0, "scancel --signal=USR1 %s: %s" % (jid, p.stdout))
+    # until nothing is queued: a link submits the next before it ends
+    end = time.time() + 300
+    while time.time() < end and c.jobs():
+        time.sleep(1)
+    path = os.path.join(out, "chain.log")
+    log = open(path).read() if os.path.exists(path) else ""
+    print(log)
+    logs = "".join("---- %s\n%s" % (f, open(os.path.join(d, f)).read()) for d in (tmp, out)
+                   for f in sorted(os.listdir(d)) if f.endswith(".log") and f != "chain.log")
+    need("chain complete after 2 link(s)" in log, "the chain did not complete in 2 links:\n%s\n%s" % (log, logs))
+    first = json.load(open(os.path.join(out, "link-001", "run.json")))
+    need(first["state"] == "checkpointed", "link-001: run.json %s, expected checkpointed" % first["state"])
+    need(os.path.exists(os.path.join(out, "link-002", "run.json")), "link-002 wrote no run.json: throng did not run")
+    run = json.load(open(os.path.join(out, "link-002", "run.json")))
+    ckpt = os.path.join(out, "link-001", "checkpoints", "latest.h5")
+    need(run.get("restarted_from") == ckpt, "link-002 restarted from %r, expected %r" % (run.get("restarted_from"), ckpt))
+    need(run["scenario_file"] == scenario, "link-002 ran %r, expected %r" % (run["scenario_file"], scenario))
+    need(run["state"] == "complete" and run["last_step"] == steps, "link-002: %s at step %s"
+         % (run["state"], run["last_step"]))
+    need(os.path.exists(os.path.join(out, "link-002.log")), "no Slurm log OUT/link-002.log: %s" % os.listdir(out))
+    direct_run(a, scenario, os.path.join(tmp, "direct"),
+               ["--steps", str(steps), "--final-state", os.path.join(tmp, "final-direct.csv")])
+    need(read(final) == read(os.path.join(tmp, "final-direct.csv")),
+         "the chain's final state differs from an uninterrupted run's")
+    print("ok: SCENARIO %r and OUT %r reached link 2 verbatim; it resumed at step %d with the real throng; final "
+          "state equal to an uninterrupted run's" % (scenario, out, first["last_step"]))
+
+
 def case_ensemble(a, c, tmp):
     scenario = "tests/data/io/exit_room.yaml"
     manifest = os.path.join(tmp, "study.csv")
@@ -328,7 +393,7 @@ def case_binding_affinity(a, c, tmp):
     binding_case(a, c, tmp)
 
 
-CASES = {"cpu_job": case_cpu_job, "chain": case_chain, "ensemble": case_ensemble, "bad_override": case_bad_override,
+CASES = {"cpu_job": case_cpu_job, "chain": case_chain, "chain_paths": case_chain_paths, "ensemble": case_ensemble, "bad_override": case_bad_override,
          "binding_none": case_binding_none, "binding_affinity": case_binding_affinity}
 # the private Slurm's TaskPlugin per case (local_slurm.sh; default task/none)
 TASK_PLUGIN = {"binding_affinity": "task/affinity"}
