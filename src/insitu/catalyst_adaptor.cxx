@@ -4,6 +4,8 @@
 // wrapped, not copied (vtkAOSDataArrayTemplate::SetArray with save = 1:
 // VTK never frees them); the vertex cells of the agents are prefixes of one
 // 0, 1, 2, ... array kept across calls, so a call costs no O(n) work here.
+#include <vtkPython.h> // Python.h first, as Python asks; the exit guard reads its note
+
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -173,6 +175,217 @@ int all_ok(MPI_Comm comm, int ok) {
   return ok;
 }
 
+// ---- scripts that try to end the process --------------------------------
+// A SystemExit reaching ParaView ends the process: its helper prints errors
+// with PyErr_Print, which calls exit() for a SystemExit. A script's
+// sys.exit(0) made throng exit 0 with run.json "running", and on one rank of
+// several left the others waiting for ever in a collective extract. The
+// guard, installed in the interpreter before any script loads, turns every
+// way out (sys.exit, exit, quit, os._exit, raise SystemExit) into an
+// exception that is no SystemExit, and notes which script tried (its level
+// 3; any other error: 2). ParaView's entry points into a script
+// (paraview.catalyst.v2_internals, looked up by name at every call) are
+// wrapped so that the ranks agree there whether a script failed on any of
+// them: all then fail before the collective extracts that follow. The
+// module reads the note after each call (take_note).
+const char *const exit_guard_py = R"py(
+def _throng_install_exit_guard():
+    import builtins, os, posix, sys, traceback, types
+    from paraview.catalyst import v2_internals as api
+    from vtkmodules.vtkCommonCore import vtkIntArray
+    from vtkmodules.vtkParallelCore import vtkCommunicator, vtkMultiProcessController
+    if '_throng_catalyst_guard' in sys.modules:
+        return
+    guard = types.ModuleType('_throng_catalyst_guard')
+    guard.note = None  # this rank's first failure since the module looked: (level, message)
+    guard.phase = ''   # the entry point running, as the message words it
+
+    class CatalystScriptExit(BaseException):
+        """A Catalyst script tried to end the process; the run fails instead."""
+    CatalystScriptExit.__module__, CatalystScriptExit.__qualname__ = 'throng', 'CatalystScriptExit'
+    guard.CatalystScriptExit = CatalystScriptExit
+
+    def note(level, what, detail=''):
+        try:
+            script = api._get_script_filename() or 'unknown'
+        except Exception:
+            script = 'unknown'
+        text = 'Catalyst script %s %s%s%s' % (script, what, guard.phase, detail)
+        if guard.note is None:
+            guard.note = (level, text)
+        return text
+
+    def ended(what):
+        return CatalystScriptExit(note(3, what) + ': a Catalyst script may not end the run')
+
+    def leaving(name):
+        def leave(status=None):
+            raise ended('called %s(%s)' % (name, '' if status is None else repr(status)))
+        return leave
+
+    pid, real_os_exit = os.getpid(), os._exit
+    def os_exit(status):
+        if os.getpid() != pid:  # a child a script forked ends as usual
+            real_os_exit(status)
+        raise ended('called os._exit(%r)' % (status,))
+    sys.exit = leaving('sys.exit')
+    builtins.exit, builtins.quit = leaving('exit'), leaving('quit')
+    os._exit = posix._exit = os_exit
+
+    def anyone(failed):  # collective
+        c = vtkMultiProcessController.GetGlobalController()
+        if c is None or c.GetNumberOfProcesses() < 2:
+            return failed
+        mine, every = vtkIntArray(), vtkIntArray()
+        mine.InsertNextValue(1 if failed else 0)
+        every.SetNumberOfValues(1)
+        c.AllReduce(mine, every, vtkCommunicator.MAX_OP)
+        return every.GetValue(0) != 0
+
+    def guarded(name, phase, together):
+        real = getattr(api, name, None)
+        if real is None:  # another ParaView's entry points
+            return
+        def call(*args, **kwargs):
+            guard.phase, error, result = phase, None, None
+            try:
+                result = real(*args, **kwargs)
+            except SystemExit as e:  # raised directly, or an exit bound before the guard
+                error = ended('raised SystemExit(%s)' % ('' if e.code is None else repr(e.code)))
+                error = error.with_traceback(e.__traceback__)
+            except BaseException as e:
+                if not isinstance(e, CatalystScriptExit):
+                    note(2, 'raised', ': ' + traceback.format_exception_only(type(e), e)[-1].strip())
+                error = e
+            guard.phase = ''
+            if together and anyone(error is not None) and error is None:
+                error = RuntimeError('a Catalyst script failed on another rank')
+            if error is not None:
+                raise error
+            return result
+        setattr(api, name, call)
+
+    guarded('import_and_validate', ' while it was imported', True)
+    guarded('do_catalyst_initialize', ' in catalyst_initialize', True)
+    guarded('do_request_data_description', ' in RequestDataDescription', True)
+    guarded('do_catalyst_execute', ' in catalyst_execute', True)
+    guarded('do_catalyst_finalize', ' in catalyst_finalize', False)
+    sys.modules['_throng_catalyst_guard'] = guard
+_throng_install_exit_guard()
+del _throng_install_exit_guard
+)py";
+
+enum note_level { NOTE_NONE, NOTE_FAILED, NOTE_RAISED, NOTE_EXIT };
+
+// The guard's note of this rank since the last look, forgotten now:
+// NOTE_NONE, NOTE_RAISED or NOTE_EXIT, with its message in text.
+int take_note(std::string *text) {
+  vtkPythonScopeGilEnsurer gil(true);
+  PyObject *guard = PyDict_GetItemString(PyImport_GetModuleDict(), "_throng_catalyst_guard"); // borrowed
+  if (!guard) return NOTE_NONE;
+  PyObject *note = PyObject_GetAttrString(guard, "note");
+  int level = NOTE_NONE;
+  if (note && PyTuple_Check(note) && PyTuple_Size(note) == 2) {
+    level = static_cast<int>(PyLong_AsLong(PyTuple_GetItem(note, 0)));
+    const char *s = PyUnicode_AsUTF8(PyTuple_GetItem(note, 1));
+    *text = s ? s : "a Catalyst script";
+  }
+  Py_XDECREF(note);
+  PyObject_SetAttrString(guard, "note", Py_None);
+  PyErr_Clear();
+  return level == NOTE_RAISED || level == NOTE_EXIT ? level : NOTE_NONE;
+}
+
+// Every rank's verdict on a call (ok: what ParaView said), agreed over
+// comm: 0 when all went well, else -1 with the worst rank's message in err
+// on every rank (a script that tried to end the process first; then one that
+// raised, with the error; else ParaView's failure).
+int agree_on_call(MPI_Comm comm, int ok, long step, char *err, size_t errlen) {
+  std::string note;
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  int level = take_note(&note);
+  if (level == NOTE_NONE && !ok) level = NOTE_FAILED;
+  char on_rank[32] = "";
+  if (size > 1) std::snprintf(on_rank, sizeof on_rank, " on rank %d", rank);
+  if (level == NOTE_EXIT)
+    std::snprintf(err, errlen, "%s, at step %ld%s: a Catalyst script may not end the run, so it fails",
+                  note.c_str(), step, on_rank);
+  else if (level == NOTE_RAISED)
+    std::snprintf(err, errlen, "a Catalyst script failed at step %ld%s: %s%s", step, on_rank, note.c_str(),
+                  rank == 0 ? " (the Python error is printed above)" : ""); // ParaView silences the other ranks
+  struct {
+    int level, rank;
+  } mine = {level, rank}, worst;
+  MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm); // ties: the lowest rank
+  if (worst.level >= NOTE_RAISED) MPI_Bcast(err, static_cast<int>(errlen), MPI_CHAR, worst.rank, comm);
+  if (worst.level == NOTE_FAILED)
+    std::snprintf(err, errlen, "a Catalyst script failed at step %ld (the Python error is printed above)", step);
+  return worst.level == NOTE_NONE ? 0 : -1;
+}
+
+// The last resort: a process exit while ParaView runs a script that the
+// guard did not see (a SystemExit raised in a ProgrammableFilter's Python,
+// libc's exit through ctypes) ends every rank with status 1 at once
+// (MPI_Abort), not with the script's status or a hang. Python's atexit runs
+// it for a SystemExit (before any C handler, such as HDF5's, which closes
+// trajectory.h5 collectively and would wait for the other ranks); a C
+// handler, registered at the first call (after HDF5's, so it runs before),
+// for exit() itself. run.json stays "running".
+struct {
+  MPI_Comm comm = MPI_COMM_NULL;
+  long step = 0;
+} running_script;
+
+void exit_during_call() {
+  if (running_script.comm == MPI_COMM_NULL) return;
+  char when[48] = "at the end of the run";
+  if (running_script.step >= 0) std::snprintf(when, sizeof when, "at step %ld", running_script.step);
+  std::fprintf(stderr, "throng: a Catalyst script ended the process during the Catalyst call %s; the run failed\n",
+               when);
+  std::fflush(stderr);
+  int size = 1;
+  MPI_Comm_size(running_script.comm, &size);
+  if (size > 1) MPI_Abort(running_script.comm, 1);
+  _exit(1);
+}
+
+PyObject *exit_during_call_py(PyObject *, PyObject *) {
+  if (running_script.step >= 0) exit_during_call(); // not Python's own end, in Catalyst's finalisation
+  Py_RETURN_NONE;
+}
+
+PyMethodDef exit_during_call_def = {"throng_exit_during_call", exit_during_call_py, METH_NOARGS, nullptr};
+
+// Marks a call into ParaView that runs scripts.
+struct script_call {
+  script_call(MPI_Comm comm, long step) { // step -1: Catalyst's finalisation
+    static int registered = std::atexit(exit_during_call);
+    (void)registered;
+    running_script.comm = comm;
+    running_script.step = step;
+  }
+  ~script_call() { running_script.comm = MPI_COMM_NULL; }
+  script_call(const script_call &) = delete;
+  script_call &operator=(const script_call &) = delete;
+};
+
+// The guard and the last resort in this rank's interpreter. 1 on success.
+int guard_exits() {
+  if (vtkPythonInterpreter::RunSimpleString(exit_guard_py) != 0) return 0;
+  vtkPythonScopeGilEnsurer gil(true);
+  PyObject *atexit = PyImport_ImportModule("atexit");
+  PyObject *fn = PyCFunction_New(&exit_during_call_def, nullptr);
+  PyObject *done = atexit && fn ? PyObject_CallMethod(atexit, "register", "O", fn) : nullptr;
+  int ok = done != nullptr;
+  if (!ok) PyErr_Print();
+  Py_XDECREF(done);
+  Py_XDECREF(fn);
+  Py_XDECREF(atexit);
+  return ok;
+}
+
 const char *catalyst_description() {
   static char text[96];
   std::snprintf(text, sizeof text, "ParaView %s Catalyst (legacy API)", PARAVIEW_VERSION_FULL);
@@ -183,6 +396,7 @@ void catalyst_close(void *impl) {
   adaptor *c = static_cast<adaptor *>(impl);
   if (!c) return;
   if (c->processor) {
+    script_call call(c->comm, -1);
     c->processor->Finalize(); // each script's finalize, then Python's
     c->processor->Delete();
   }
@@ -201,6 +415,12 @@ int catalyst_open(void **out, MPI_Comm comm, const char *const *scripts, int n_s
   vtkMPICommunicatorOpaqueComm opaque(&c->comm);
   if (!all_ok(comm, c->processor->Initialize(opaque, workdir))) {
     std::snprintf(err, errlen, "ParaView Catalyst did not start (vtkCPProcessor::Initialize failed)");
+    catalyst_close(c);
+    return -1;
+  }
+  if (!all_ok(comm, guard_exits())) {
+    std::snprintf(err, errlen, "ParaView Catalyst did not start: its Python could not be prepared for the scripts "
+                               "(the Python error is printed above)");
     catalyst_close(c);
     return -1;
   }
@@ -245,19 +465,19 @@ int catalyst_execute(void *impl, const thr_insitu_agents *a, char *err, size_t e
   dd->AddInput("agents");
   dd->AddInput("geometry");
   dd->SetTimeData(a->time, a->step);
-  if (!c->processor->RequestDataDescription(dd)) return 0; // no script wants this step
+  script_call call(c->comm, a->step);
+  int wanted = c->processor->RequestDataDescription(dd);
+  // a script's RequestDataDescription may have failed on one rank
+  if (agree_on_call(c->comm, 1, a->step, err, errlen)) return -1;
+  if (!wanted) return 0; // no script wants this step
   vtkCPInputDataDescription *agents = dd->GetInputDescriptionByName("agents");
   vtkCPInputDataDescription *geometry = dd->GetInputDescriptionByName("geometry");
   agents->SetGrid(build_agents(c, a));
   geometry->SetGrid(c->geometry);
-  int ok = c->processor->CoProcess(dd);
+  int ok = c->processor->CoProcess(dd); // imports the scripts at the first call
   // drop the wrapped arrays now: they point into buffers the next step reuses
   agents->SetGrid(nullptr);
-  if (!all_ok(c->comm, ok)) {
-    std::snprintf(err, errlen, "a Catalyst script failed at step %ld (the Python error is printed above)", a->step);
-    return -1;
-  }
-  return 0;
+  return agree_on_call(c->comm, ok, a->step, err, errlen);
 }
 
 const thr_insitu_module module_table = {THR_INSITU_ABI,  sizeof(thr_insitu_agents), sizeof(thr_insitu_geometry),
