@@ -81,14 +81,31 @@ int thr_routing_pack(const thr_routing *r, thr_backend *b, thr_blob *blob) {
   return rc;
 }
 
+/* The counts and queue times as read: agents per cell (weighted, in
+ * quanta) and seconds of queue are never negative, nor NaN. */
+static int routing_state_fits(const thr_routing *r, const int32_t *counts, size_t n, char *err, size_t errlen) {
+  for (size_t c = 0; c < n; ++c)
+    if (counts[c] < 0) {
+      snprintf(err, errlen, "routing count %zu (of %zu): %d (negative)", c, n, counts[c]);
+      return -1;
+    }
+  for (int e = 0; e < r->n_exits; ++e)
+    if (!(r->queue[e] >= 0.0f) || !isfinite(r->queue[e])) {
+      snprintf(err, errlen, "exit %d: a queue time of %g s (not a time)", e, (double)r->queue[e]);
+      return -1;
+    }
+  return 0;
+}
+
 int thr_routing_unpack(thr_routing *r, thr_backend *b, thr_blob *blob, char *err, size_t errlen) {
   if (!r || !r->n_dynamic) return 0;
   size_t n = (size_t)r->setup.n_counts * (size_t)r->setup.nx * (size_t)r->setup.ny;
-  size_t nb = thr_blob_get_count(blob, n);
-  size_t ne = thr_blob_get_count(blob, (size_t)r->n_exits);
-  int updated = thr_blob_get_i64(blob) != 0;
-  if (blob->bad || nb != n || ne != (size_t)r->n_exits) {
-    snprintf(err, errlen, "the checkpoint's routing state does not fit this scenario's routing grid");
+  int64_t nb = thr_blob_get_i64(blob), ne = thr_blob_get_i64(blob), updated = thr_blob_get_i64(blob);
+  if (blob->bad || nb < 0 || (uint64_t)nb != n || ne != r->n_exits || (updated != 0 && updated != 1)) {
+    snprintf(err, errlen,
+             "%lld counts, %lld exits and recomputed flag %lld; this scenario's routing grid has %zu counts and %d "
+             "exits (flag 0 or 1)",
+             (long long)nb, (long long)ne, (long long)updated, n, r->n_exits);
     return -1;
   }
   int32_t *counts = malloc((n ? n : 1) * sizeof *counts);
@@ -97,10 +114,13 @@ int thr_routing_unpack(thr_routing *r, thr_backend *b, thr_blob *blob, char *err
     return -1;
   }
   thr_blob_get(blob, counts, n * sizeof *counts);
-  thr_blob_get(blob, r->queue, ne * sizeof *r->queue);
+  thr_blob_get(blob, r->queue, (size_t)r->n_exits * sizeof *r->queue);
   int rc = 0;
-  if (blob->bad) {
-    snprintf(err, errlen, "a damaged checkpoint: its routing state is cut short");
+  if (blob->bad || thr_blob_left(blob)) {
+    snprintf(err, errlen, "%zu bytes that do not hold %zu counts and %d queue times (cut short or bytes left over)",
+             blob->n, n, r->n_exits);
+    rc = -1;
+  } else if (routing_state_fits(r, counts, n, err, errlen)) {
     rc = -1;
   } else if (updated) { /* before the first recomputation the fields are the static ones */
     if (b->ops->route_set_counts(b, counts) || solve(r, b)) {

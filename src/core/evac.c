@@ -303,12 +303,16 @@ static void advance_stages(thr_evac *e, thr_backend *b, const thr_evac_collect *
 
 /* ---- exits ------------------------------------------------------------------------ */
 
-/* The exit that the disk (x, r) meets (lowest index), as the kernels decide it. */
+/* The exit that the disk (x, r) meets (lowest index), as the kernels decide it.
+ * Should the host's arithmetic disagree with the device's at the edge, the
+ * disk grows until it meets one: every agent that left is counted at an
+ * exit (the outputs index their tables with it). */
 static int exit_of(const thr_world *w, thr_vec2 x, float r) {
-  for (int k = 0; k < w->n_exits; ++k)
-    if (thr_disk_meets_polygon(w->exit_verts + w->exit_vfirst[k], w->exit_vfirst[k + 1] - w->exit_vfirst[k], x, r))
-      return k;
-  return -1;
+  for (int grow_by = 0; grow_by < 64; ++grow_by, r = r > 0.0f ? 2.0f * r : 0.01f)
+    for (int k = 0; k < w->n_exits; ++k)
+      if (thr_disk_meets_polygon(w->exit_verts + w->exit_vfirst[k], w->exit_vfirst[k + 1] - w->exit_vfirst[k], x, r))
+        return k;
+  return 0;
 }
 
 static void record_exits(thr_evac *e, const thr_evac_collect *c, double t) {
@@ -563,10 +567,15 @@ void thr_evac_pack(const thr_evac *e, thr_blob *b) {
   const thr_scenario *sc = e->sc;
   for (int s = 0; s < sc->n_stages; ++s) {
     const stage_state *st = &e->st[s];
-    size_t n = (size_t)sc->stages[s].n_slots;
-    thr_blob_put(b, st->occupant, n * sizeof *st->occupant);
-    thr_blob_put(b, st->journey, n * sizeof *st->journey);
-    thr_blob_put(b, st->since, n * sizeof *st->since);
+    int n = sc->stages[s].n_slots;
+    thr_blob_put(b, st->occupant, (size_t)n * sizeof *st->occupant);
+    /* an empty slot keeps its last occupant's journey and time (or none was
+     * ever set): written as -1, so that the bytes are the state and no more */
+    for (int k = 0; k < n; ++k) {
+      int32_t j = st->occupant[k] == NO_AGENT ? -1 : st->journey[k];
+      thr_blob_put(b, &j, sizeof j);
+    }
+    for (int k = 0; k < n; ++k) thr_blob_put_f64(b, st->occupant[k] == NO_AGENT ? -1.0 : st->since[k]);
     thr_blob_put_i64(b, (int64_t)st->n_queue);
     thr_blob_put(b, st->queue_id, st->n_queue * sizeof *st->queue_id);
     thr_blob_put(b, st->queue_journey, st->n_queue * sizeof *st->queue_journey);
@@ -582,16 +591,189 @@ void thr_evac_pack(const thr_evac *e, thr_blob *b) {
   thr_blob_put_i64(b, e->id_limit_said);
 }
 
+/* visits[j * n_stages + s]: journey j can reach stage s (its first stage
+ * and every stage a transition names from one it reaches). NULL: out of
+ * memory. */
+static unsigned char *journey_visits(const thr_scenario *sc) {
+  int ns = sc->n_stages;
+  unsigned char *visits = calloc((size_t)sc->n_journeys * (size_t)ns + 1, 1);
+  int *todo = malloc(((size_t)ns + 1) * sizeof *todo);
+  for (int j = 0; visits && todo && j < sc->n_journeys; ++j) {
+    unsigned char *v = visits + (size_t)j * (size_t)ns;
+    int n = 0, first = sc->journeys[j].first_stage;
+    if (first < 0 || first >= ns) continue;
+    v[first] = 1;
+    todo[n++] = first;
+    while (n) {
+      const thr_transition *t = &sc->transitions[j * ns + todo[--n]];
+      for (int k = 0; k < t->n; ++k) {
+        int s = sc->trans_items[t->first + k];
+        if (s >= 0 && s < ns && !v[s]) v[s] = 1, todo[n++] = s;
+      }
+    }
+  }
+  free(todo);
+  return visits;
+}
+
+/* Agent `id` on journey j at stage s (a slot or the queue): an id given so
+ * far, a journey of the scenario that leads to s. */
+static int agent_at_stage_fits(const thr_evac *e, const unsigned char *visits, int s, uint32_t id, int32_t j,
+                               const char *where, char *err, size_t errlen) {
+  const thr_scenario *sc = e->sc;
+  if (id >= e->next_id) {
+    snprintf(err, errlen, "stage '%s' %s: agent id %u, but only ids below %u were given", sc->stages[s].name, where, id,
+             e->next_id);
+    return -1;
+  }
+  if (j < 0 || j >= sc->n_journeys) {
+    snprintf(err, errlen, "stage '%s' %s: agent %u on journey %d, but the scenario has %d journey%s",
+             sc->stages[s].name, where, id, (int)j, sc->n_journeys, sc->n_journeys == 1 ? "" : "s");
+    return -1;
+  }
+  if (!visits[(size_t)j * (size_t)sc->n_stages + (size_t)s]) {
+    snprintf(err, errlen, "stage '%s' %s: agent %u on journey '%s', which does not lead to this stage",
+             sc->stages[s].name, where, id, sc->journeys[j].name);
+    return -1;
+  }
+  return 0;
+}
+
+static int by_value_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* One stage's slots and queue against its definition. ids collects every
+ * agent seen (for the duplicate check). */
+static int stage_state_fits(const thr_evac *e, const unsigned char *visits, int s, uint32_t *ids, size_t *n_ids,
+                            char *err, size_t errlen) {
+  const thr_stage_def *d = &e->sc->stages[s];
+  const stage_state *st = &e->st[s];
+  int seated = d->kind == THR_STAGE_QUEUE || d->kind == THR_STAGE_WAITING, empty_before = 0;
+  char where[64];
+  for (int k = 0; k < d->n_slots; ++k) {
+    if (st->occupant[k] == NO_AGENT) {
+      empty_before = 1;
+      continue;
+    }
+    snprintf(where, sizeof where, "slot %d", k);
+    if (agent_at_stage_fits(e, visits, s, st->occupant[k], st->journey[k], where, err, errlen)) return -1;
+    if (d->kind == THR_STAGE_QUEUE && empty_before) {
+      snprintf(err, errlen, "queue '%s': slot %d is taken behind an empty one (a queue fills from the front)",
+               d->name, k);
+      return -1;
+    }
+    if (!(st->since[k] == -1.0 || (isfinite(st->since[k]) && st->since[k] >= 0.0))) {
+      snprintf(err, errlen, "stage '%s' slot %d: seated since %g s (neither a time nor -1: not yet)", d->name, k,
+               st->since[k]);
+      return -1;
+    }
+    ids[(*n_ids)++] = st->occupant[k];
+  }
+  if (st->n_queue && !seated) {
+    snprintf(err, errlen, "stage '%s': %zu agents hold position, but only queue and waiting stages have slots",
+             d->name, st->n_queue);
+    return -1;
+  }
+  for (size_t q = 0; q < st->n_queue; ++q) {
+    snprintf(where, sizeof where, "holding position %zu", q);
+    if (agent_at_stage_fits(e, visits, s, st->queue_id[q], st->queue_journey[q], where, err, errlen)) return -1;
+    ids[(*n_ids)++] = st->queue_id[q];
+  }
+  if (st->targeted < 0 || st->targeted > (long)e->next_id) {
+    snprintf(err, errlen, "stage '%s': %ld agents head for it, but %u were ever given an id", d->name, st->targeted,
+             e->next_id);
+    return -1;
+  }
+  /* released (a waiting stage after `until`): everyone was let go, later arrivals walk through */
+  int may_open = d->kind == THR_STAGE_WAITING && d->until >= 0.0f, held = 0;
+  for (int k = 0; k < d->n_slots; ++k) held += st->occupant[k] != NO_AGENT;
+  if ((st->open != 0 && st->open != 1) || (st->open && (!may_open || held || st->n_queue))) {
+    snprintf(err, errlen, "stage '%s': released flag %d (0 or 1; only a waiting stage with `until` is released, "
+             "and then holds nobody)", d->name, st->open);
+    return -1;
+  }
+  return 0;
+}
+
+/* The sources' progress and the spawns waiting for room. */
+static int sources_fit(const thr_evac *e, char *err, size_t errlen) {
+  const thr_scenario *sc = e->sc;
+  for (int q = 0; q < sc->n_sources; ++q) {
+    const thr_source_def *d = &sc->sources[q];
+    if (e->produced[q] < 0 || (d->count > 0 && e->produced[q] > d->count)) {
+      snprintf(err, errlen, "source '%s': %ld spawns due so far (count %ld)", d->name, e->produced[q], d->count);
+      return -1;
+    }
+  }
+  for (size_t k = 0; k < e->n_pending; ++k) {
+    const pending_spawn *p = &e->pending[k];
+    if (p->source < 0 || p->source >= sc->n_sources || p->seq < 0 || p->seq >= e->produced[p->source] ||
+        p->attempt < 0) {
+      snprintf(err, errlen, "pending spawn %zu: source %d, number %ld, attempt %d (the scenario has %d sources)", k,
+               p->source, p->seq, p->attempt, sc->n_sources);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* What the stage model indexes with and counts on, against the scenario:
+ * after the bytes were read (they fit in length), before anything uses
+ * them. first_id: the scenario's agents (ids below it are theirs). */
+static int evac_state_fits(const thr_evac *e, uint32_t first_id, char *err, size_t errlen) {
+  const thr_scenario *sc = e->sc;
+  if (e->next_id < first_id || e->added != (long)(e->next_id - first_id) || (e->id_limit_said & ~1)) {
+    snprintf(err, errlen,
+             "the next agent id %u, %ld agents added by sources and the id-limit flag %d do not agree with the "
+             "scenario's %u agents",
+             e->next_id, e->added, e->id_limit_said, first_id);
+    return -1;
+  }
+  for (int k = 0; k < sc->n_journeys * sc->n_stages; ++k)
+    if (e->rr[k] < 0) {
+      snprintf(err, errlen, "journey '%s': round-robin counter %ld after stage '%s' (negative)",
+               sc->journeys[k / sc->n_stages].name, e->rr[k], sc->stages[k % sc->n_stages].name);
+      return -1;
+    }
+  size_t n_ids = 0;
+  for (int s = 0; s < sc->n_stages; ++s) n_ids += (size_t)sc->stages[s].n_slots + e->st[s].n_queue;
+  unsigned char *visits = journey_visits(sc);
+  uint32_t *ids = malloc((n_ids + 1) * sizeof *ids);
+  int rc = visits && ids ? 0 : -1;
+  if (rc) snprintf(err, errlen, "out of memory checking the stages' state");
+  n_ids = 0;
+  for (int s = 0; s < sc->n_stages && !rc; ++s) rc = stage_state_fits(e, visits, s, ids, &n_ids, err, errlen);
+  if (!rc) {
+    qsort(ids, n_ids, sizeof *ids, by_value_u32);
+    for (size_t k = 1; k < n_ids && !rc; ++k)
+      if (ids[k] == ids[k - 1]) {
+        snprintf(err, errlen, "agent %u takes two places in the stages (slots or queues)", ids[k]);
+        rc = -1;
+      }
+  }
+  free(visits);
+  free(ids);
+  return rc ? -1 : sources_fit(e, err, errlen);
+}
+
 int thr_evac_unpack(thr_evac *e, thr_blob *b, char *err, size_t errlen) {
   const thr_scenario *sc = e->sc;
+  const uint32_t first_id = e->next_id; /* thr_evac_create's: the scenario's agents */
   for (int s = 0; s < sc->n_stages && !b->bad; ++s) {
     stage_state *st = &e->st[s];
     size_t n = (size_t)sc->stages[s].n_slots;
     thr_blob_get(b, st->occupant, n * sizeof *st->occupant);
     thr_blob_get(b, st->journey, n * sizeof *st->journey);
     thr_blob_get(b, st->since, n * sizeof *st->since);
-    size_t q = thr_blob_get_count(b, b->n);
-    if (b->bad) break;
+    /* each waiting agent takes an id and a journey: the bytes bound the count */
+    size_t q = thr_blob_get_count(b, thr_blob_left(b) / (sizeof *st->queue_id + sizeof *st->queue_journey));
+    if (b->bad) {
+      snprintf(err, errlen, "stage '%s': its slots or queue length lie past the end of the %zu bytes",
+               sc->stages[s].name, b->n);
+      return -1;
+    }
     if (grow((void **)&st->queue_id, &st->queue_cap, q + 1, sizeof *st->queue_id) ||
         !(st->queue_journey = realloc(st->queue_journey, st->queue_cap * sizeof *st->queue_journey))) {
       snprintf(err, errlen, "out of memory restoring the stage queues");
@@ -602,24 +784,34 @@ int thr_evac_unpack(thr_evac *e, thr_blob *b, char *err, size_t errlen) {
     thr_blob_get(b, st->queue_journey, q * sizeof *st->queue_journey);
     st->targeted = (long)thr_blob_get_i64(b);
     st->open = (int)thr_blob_get_i64(b);
+    for (size_t k = 0; k < n; ++k)
+      if (st->occupant[k] == NO_AGENT) st->journey[k] = -1, st->since[k] = -1.0; /* as packed */
   }
   thr_blob_get(b, e->rr, (size_t)(sc->n_journeys * sc->n_stages) * sizeof *e->rr);
   thr_blob_get(b, e->produced, (size_t)sc->n_sources * sizeof *e->produced);
-  size_t np = thr_blob_get_count(b, b->n);
+  size_t np = thr_blob_get_count(b, thr_blob_left(b) / sizeof *e->pending);
   if (!b->bad && grow((void **)&e->pending, &e->pending_cap, np + 1, sizeof *e->pending)) {
     snprintf(err, errlen, "out of memory restoring the pending spawns");
     return -1;
   }
   e->n_pending = b->bad ? 0 : np;
   thr_blob_get(b, e->pending, e->n_pending * sizeof *e->pending);
-  e->next_id = (uint32_t)thr_blob_get_i64(b);
+  int64_t next = thr_blob_get_i64(b);
   e->added = (long)thr_blob_get_i64(b);
   e->id_limit_said = (int)thr_blob_get_i64(b);
-  if (b->bad) {
-    snprintf(err, errlen, "the evacuation state (stages, sources) does not match the scenario's exits and journeys");
+  if (b->bad || thr_blob_left(b)) {
+    snprintf(err, errlen,
+             "%zu bytes that do not hold the scenario's stages and sources (cut short, a count past the end, or "
+             "bytes left over)",
+             b->n);
     return -1;
   }
-  return 0;
+  if (next < 0 || next > (int64_t)UINT32_MAX) {
+    snprintf(err, errlen, "the next agent id %lld lies outside 0..%u", (long long)next, UINT32_MAX);
+    return -1;
+  }
+  e->next_id = (uint32_t)next;
+  return evac_state_fits(e, first_id, err, errlen);
 }
 
 void thr_evac_free(thr_evac *e) {

@@ -138,23 +138,46 @@ void thr_formations_pack(const thr_formations *f, thr_blob *b) {
   }
 }
 
+static int finite2(thr_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
+
+/* Formation k's path state as read (waypoint, arrived: the values in the
+ * bytes) against its path. */
+static int formation_state_fits(const thr_formations *f, int k, int64_t waypoint, int64_t arrived, char *err,
+                                size_t errlen) {
+  const thr_group_path *p = &f->path[k];
+  const char *bad = waypoint < 0 || waypoint >= p->n                 ? "waypoint lies outside its path"
+                    : arrived != 0 && arrived != 1                   ? "arrived flag is neither 0 nor 1"
+                    : !finite2(p->pos) || !finite2(p->step)          ? "position or last step is not finite"
+                    : !finite2(f->state[k].pos) || !finite2(f->state[k].vel) ? "group state is not finite"
+                    : f->members[k] < 0                              ? "member count is negative"
+                                                                     : NULL;
+  if (bad)
+    snprintf(err, errlen, "formation %d (group %d): its %s (waypoint %lld of %d points, arrived %lld, %ld members)",
+             k, f->group[k], bad, (long long)waypoint, p->n, (long long)arrived, f->members[k]);
+  return bad ? -1 : 0;
+}
+
 int thr_formations_unpack(thr_formations *f, thr_blob *b, char *err, size_t errlen) {
-  int n = (int)thr_blob_get_count(b, 1u << 30);
-  if (!b->bad && n != (f ? f->n : 0)) {
-    snprintf(err, errlen, "the checkpoint holds %d formations; the scenario has %d", n, f ? f->n : 0);
+  int have = f ? f->n : 0;
+  int64_t n = thr_blob_get_i64(b);
+  if (!b->bad && n != have) {
+    snprintf(err, errlen, "the checkpoint holds %lld formations; the scenario has %d", (long long)n, have);
     return -1;
   }
-  for (int k = 0; k < n && !b->bad; ++k) {
+  for (int k = 0; k < have && !b->bad; ++k) {
     thr_group_path *p = &f->path[k];
-    p->waypoint = (int)thr_blob_get_count(b, (size_t)(p->n - 1));
-    p->arrived = (int)thr_blob_get_i64(b);
+    int64_t waypoint = thr_blob_get_i64(b), arrived = thr_blob_get_i64(b);
     thr_blob_get(b, &p->pos, sizeof p->pos);
     thr_blob_get(b, &p->step, sizeof p->step);
     thr_blob_get(b, &f->state[k], sizeof f->state[k]);
     f->members[k] = (long)thr_blob_get_i64(b);
+    if (!b->bad && formation_state_fits(f, k, waypoint, arrived, err, errlen)) return -1;
+    p->waypoint = (int)waypoint;
+    p->arrived = (int)arrived;
   }
-  if (b->bad) {
-    snprintf(err, errlen, "a damaged checkpoint: the formations' state is short");
+  if (b->bad || thr_blob_left(b)) {
+    snprintf(err, errlen, "%zu bytes that do not hold the state of %d formations (cut short or bytes left over)",
+             b->n, have);
     return -1;
   }
   return 0;

@@ -150,6 +150,30 @@ int thr_measure_pack(thr_measure *m, thr_sim *s, thr_blob *b) {
   return 0;
 }
 
+/* The sums as read (rank 0) against what they count: crossings, agents and
+ * speed quanta are never negative; a cell nobody entered has no speeds, and
+ * without a sample no cell has anything. */
+static int measure_sums_fit(const thr_measure *m, char *err, size_t errlen) {
+  for (int k = 0; k < m->n_lines; ++k)
+    if (m->crossed[k] < 0) {
+      snprintf(err, errlen, "line %d: %lld crossings (negative)", k, (long long)m->crossed[k]);
+      return -1;
+    }
+  if (m->map_samples < 0) {
+    snprintf(err, errlen, "%ld map samples (negative)", m->map_samples);
+    return -1;
+  }
+  for (size_t c = 0; c < m->n_cells; ++c) {
+    int64_t agents = m->map[c], speeds = m->map[m->n_cells + c];
+    if (agents < 0 || speeds < 0 || (!agents && speeds) || (agents && !m->map_samples)) {
+      snprintf(err, errlen, "map cell %zu: an agent sum of %lld and a speed sum of %lld after %ld samples", c,
+               (long long)agents, (long long)speeds, m->map_samples);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 int thr_measure_unpack(thr_measure *m, thr_sim *s, thr_blob *b, char *err, size_t errlen) {
   if (!m) return 0;
   int bad = 0;
@@ -158,15 +182,23 @@ int thr_measure_unpack(thr_measure *m, thr_sim *s, thr_blob *b, char *err, size_
   memset(m->map, 0, 2 * m->n_cells * sizeof *m->map);
   if (s->rank == 0) {
     size_t l = thr_blob_get_count(b, THR_MAX_LINES), c = thr_blob_get_count(b, b->n);
-    if (l != nl || c != m->n_cells) b->bad = 1;
-    thr_blob_get(b, m->crossed, b->bad ? 0 : nl * sizeof *m->crossed);
-    thr_blob_get(b, m->map, b->bad ? 0 : 2 * m->n_cells * sizeof *m->map);
+    if (!b->bad && (l != nl || c != m->n_cells)) {
+      snprintf(err, errlen, "sums of %zu lines and %zu map cells; the scenario has %zu lines and %zu cells", l, c, nl,
+               m->n_cells);
+      bad = 1;
+    }
+    thr_blob_get(b, m->crossed, bad ? 0 : nl * sizeof *m->crossed);
+    thr_blob_get(b, m->map, bad ? 0 : 2 * m->n_cells * sizeof *m->map);
     m->map_samples = (long)thr_blob_get_i64(b);
-    bad = b->bad;
+    if (!bad && (b->bad || thr_blob_left(b))) {
+      snprintf(err, errlen, "%zu bytes that do not hold the sums of the scenario's %zu lines and %zu map cells (cut "
+               "short or bytes left over)", b->n, nl, m->n_cells);
+      bad = 1;
+    }
+    if (!bad) bad = measure_sums_fit(m, err, errlen) ? 1 : 0;
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, s->comm);
   MPI_Bcast(&m->map_samples, 1, MPI_LONG, 0, s->comm);
-  if (bad)
-    snprintf(err, errlen, "the measurement state (line crossings, maps) does not match the scenario's lines and maps");
+  if (bad && s->nranks > 1) MPI_Bcast(err, (int)errlen, MPI_CHAR, 0, s->comm);
   return bad ? -1 : 0;
 }

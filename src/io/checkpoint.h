@@ -8,10 +8,15 @@
  * every parameter (/parameters, one attribute per key), a fingerprint of the
  * scenario's geometry, the host-side state that has no per-agent field
  * (/state: the stage model of journeys, sources, measurement sums, the
- * evacuation counts so far, packed), the scenario text and the build. A
- * restart refuses a checkpoint of another scenario, with another time step or
- * parameter, written by another version of throng, truncated, damaged or incomplete, with
- * a message naming the file and what differs (bad input: exit status 2). */
+ * evacuation counts so far, packed), the scenario text and the build.
+ * Every dataset and the root attributes carry a checksum (format version
+ * 3), checked before anything is used; what the packed state says is then
+ * checked against the scenario as it is unpacked. A restart refuses a
+ * checkpoint of another scenario, with another time step or parameter,
+ * written by another version of throng, truncated, damaged (a checksum, or
+ * an index or count the scenario does not have) or incomplete, with a
+ * message naming the file and the dataset or what differs (bad input: exit
+ * status 2). */
 #ifndef THRONG_CHECKPOINT_H
 #define THRONG_CHECKPOINT_H
 
@@ -44,8 +49,11 @@ long thr_checkpoint_step(const thr_checkpoint *c);
 /* The agents, for thr_sim_init_from (each rank reads every row and keeps
  * its own; the checksum is checked on the way). */
 thr_agent_source thr_checkpoint_agents(thr_checkpoint *c);
-/* After thr_sim_init_from: the step, the work done so far and the
- * evacuation model. Collective; 0 or -1 (message in err). */
+/* After thr_sim_init_from: the step, the work done so far, the evacuation
+ * model, the formations and the routing state; the measurement sums and
+ * the outputs' counts are checked here too (unpacked into scratch copies),
+ * so that a damaged checkpoint is refused before the run writes anything.
+ * Collective; 0 or -1 (message in err: exit 2). */
 int thr_checkpoint_restore_sim(thr_checkpoint *c, thr_sim *s, char *err, size_t errlen);
 /* The measurement sums and (rank 0) the evacuation counts, into outputs
  * opened for the restarted run (either may be NULL). Collective. */

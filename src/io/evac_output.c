@@ -359,14 +359,52 @@ void thr_evac_output_pack(const thr_evac_output *o, thr_blob *b) {
   thr_blob_put_i64(b, o->rows);
 }
 
+/* The counts as read against what they count: every agent out is counted
+ * at one exit and has its leaving time, in order; nothing is negative. */
+static int evac_output_counts_fit(const thr_evac_output *o, char *err, size_t errlen) {
+  const thr_scenario *sc = o->sc;
+  long out = 0;
+  for (int k = 0; k < sc->n_exits; ++k) {
+    if (o->exit_count[k] < 0 || o->exit_count[k] > (long)o->n_out) {
+      snprintf(err, errlen, "exit '%s': %ld agents out (of %zu)", sc->exit_names[k], o->exit_count[k], o->n_out);
+      return -1;
+    }
+    out += o->exit_count[k];
+  }
+  if (out != (long)o->n_out) {
+    snprintf(err, errlen, "%ld agents out through the exits, but %zu leaving times", out, o->n_out);
+    return -1;
+  }
+  for (int k = 0; k < sc->n_lines; ++k)
+    if (o->last_crossings[k] < 0) {
+      snprintf(err, errlen, "line '%s': %lld crossings at the last row (negative)", sc->lines[k].name,
+               (long long)o->last_crossings[k]);
+      return -1;
+    }
+  for (size_t k = 0; k < o->n_out; ++k)
+    if (!isfinite(o->out_time[k]) || o->out_time[k] < 0.0 || (k && o->out_time[k] < o->out_time[k - 1])) {
+      snprintf(err, errlen, "leaving time %zu: %g s (times are finite, >= 0 and in order)", k, o->out_time[k]);
+      return -1;
+    }
+  if (!isfinite(o->last_time) || o->rows < 0) {
+    snprintf(err, errlen, "the last row: time %g s, %d rows", o->last_time, o->rows);
+    return -1;
+  }
+  return 0;
+}
+
 int thr_evac_output_unpack(thr_evac_output *o, thr_blob *b, char *err, size_t errlen) {
   size_t ne = thr_blob_get_count(b, THR_MAX_LINES + (size_t)o->sc->n_exits);
   size_t nl = thr_blob_get_count(b, THR_MAX_LINES);
-  if (ne != (size_t)o->sc->n_exits || nl != (size_t)o->sc->n_lines) b->bad = 1;
+  if (!b->bad && (ne != (size_t)o->sc->n_exits || nl != (size_t)o->sc->n_lines)) {
+    snprintf(err, errlen, "counts of %zu exits and %zu lines; the scenario has %d exits and %d lines", ne, nl,
+             o->sc->n_exits, o->sc->n_lines);
+    return -1;
+  }
   thr_blob_get(b, o->exit_count, b->bad ? 0 : ne * sizeof *o->exit_count);
   thr_blob_get(b, o->last_crossings, b->bad ? 0 : nl * sizeof *o->last_crossings);
-  size_t n = thr_blob_get_count(b, b->n / sizeof(double));
-  if (!b->bad && n > o->out_cap) {
+  size_t n = thr_blob_get_count(b, thr_blob_left(b) / sizeof(double));
+  if (!b->bad && n + 1 > o->out_cap) {
     double *t = realloc(o->out_time, (n + 1) * sizeof *t);
     if (!t) {
       snprintf(err, errlen, "out of memory restoring %zu leaving times", n);
@@ -378,12 +416,14 @@ int thr_evac_output_unpack(thr_evac_output *o, thr_blob *b, char *err, size_t er
   o->n_out = b->bad ? 0 : n;
   thr_blob_get(b, o->out_time, o->n_out * sizeof *o->out_time);
   o->last_time = thr_blob_get_f64(b);
-  o->rows = (int)thr_blob_get_i64(b);
-  if (b->bad) {
-    snprintf(err, errlen, "the evacuation output counts do not match the scenario's exits and lines");
+  int64_t rows = thr_blob_get_i64(b);
+  o->rows = rows < 0 || rows > 0x7fffffff ? -1 : (int)rows; /* -1: refused below */
+  if (b->bad || thr_blob_left(b)) {
+    snprintf(err, errlen, "%zu bytes that do not hold the counts of the scenario's exits and lines (cut short, a "
+             "count past the end, or bytes left over)", b->n);
     return -1;
   }
-  return 0;
+  return evac_output_counts_fit(o, err, errlen);
 }
 
 int thr_evac_output_close(thr_evac_output *o, char *err, size_t errlen) {
