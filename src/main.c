@@ -425,6 +425,8 @@ static int load_scenario(const cli *c, thr_scenario *sc) {
   return -1;
 }
 
+static int output_options(const thr_scenario *sc, thr_run_opts *o, char *err, size_t errlen);
+
 static int cmd_check(const cli *c) {
   char err[2048] = "";
   thr_scenario sc;
@@ -433,9 +435,13 @@ static int cmd_check(const cli *c) {
   thr_world w;
   memset(&w, 0, sizeof w);
   long total = 0;
-  /* sizes and memory before placing anything (one process) */
-  long n = thr_scenario_count(&sc, err, sizeof err);
-  int rc = n < 0 || thr_scenario_fits(&sc, n, 1, 1, err, sizeof err) ? -1 : 0;
+  /* what `run` would refuse of this build (HDF5, Catalyst), then sizes and
+   * memory before placing anything (one process) */
+  thr_run_opts unused = {0};
+  long n = 0;
+  int rc = output_options(&sc, &unused, err, sizeof err);
+  if (!rc) n = thr_scenario_count(&sc, err, sizeof err);
+  if (!rc) rc = n < 0 || thr_scenario_fits(&sc, n, 1, 1, err, sizeof err) ? -1 : 0;
   if (!rc) rc = thr_world_init(&w, &sc, &prm, thr_scenario_max_radius(&sc), err, sizeof err);
   /* the distance fields, as a run computes them: unreachable exits and
    * stages, and their memory */
