@@ -326,10 +326,16 @@ def out_empty(a, tmp):
 
 
 def out_concurrent(a, tmp):
-    cmd = [a.throng, "run", os.path.join(ROOT, "configs", "paper", "bottleneck-3600.yaml"), "--steps", "150",
+    cmd = [a.throng, "run", os.path.join(ROOT, "configs", "paper", "bottleneck-3600.yaml"), "--backend", "cpu", "--steps", "1000",
            "--out", "shared", "--quiet"]
     first = subprocess.Popen(cmd, cwd=tmp, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=dict(os.environ, OMP_NUM_THREADS="1"))
+    # the second starts 0.3 s after the first holds the directory (MPI_Init
+    # alone can take longer than that on a loaded machine)
+    lock = os.path.join(tmp, "shared", ".throng.lock")
+    t0 = time.time()
+    while time.time() - t0 < 60 and not os.path.exists(lock) and first.poll() is None:
+        time.sleep(0.01)
     time.sleep(0.3)
     t0 = time.time()
     second = run(cmd, tmp)
