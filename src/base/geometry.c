@@ -19,9 +19,19 @@ static int same_point(thr_vec2 a, thr_vec2 b) {
   return a.x == b.x && a.y == b.y;
 }
 
+/* The smaller and the larger of two coordinates (plain comparisons: fminf
+ * and fmaxf are library calls in hot loops). */
+static float lesser(float a, float b) {
+  return a < b ? a : b;
+}
+
+static float greater(float a, float b) {
+  return a < b ? b : a;
+}
+
 /* Whether p lies in the bounding box of ab (for p on the line of ab: on ab). */
 static int in_box(thr_vec2 a, thr_vec2 b, thr_vec2 p) {
-  return fminf(a.x, b.x) <= p.x && p.x <= fmaxf(a.x, b.x) && fminf(a.y, b.y) <= p.y && p.y <= fmaxf(a.y, b.y);
+  return lesser(a.x, b.x) <= p.x && p.x <= greater(a.x, b.x) && lesser(a.y, b.y) <= p.y && p.y <= greater(a.y, b.y);
 }
 
 static int on_segment(thr_vec2 a, thr_vec2 b, thr_vec2 p) {
@@ -89,16 +99,41 @@ double thr_ring_area(const thr_vec2 *v, int n) {
   return 0.5 * twice;
 }
 
+/* Whether p lies outside the box of ab grown by somewhat more than tol:
+ * then farther than tol from ab, also as thr_point_segment_distance
+ * computes it (its rounding is far below the added 10^-9 of the size).
+ * A quick test first: an area's edges are many, most of them far. */
+static double box_margin(thr_vec2 p, double tol) {
+  return tol * (1.0 + 1e-9) + 1e-9 * (1.0 + fabs((double)p.x) + fabs((double)p.y));
+}
+
+static int far_from_box(thr_vec2 a, thr_vec2 b, thr_vec2 p, double margin) {
+  return p.x < lesser(a.x, b.x) - margin || p.x > greater(a.x, b.x) + margin || p.y < lesser(a.y, b.y) - margin ||
+         p.y > greater(a.y, b.y) + margin;
+}
+
+/* Whether p lies within tol of edge ab (margin: box_margin(p, tol)). */
+static int within_tol(thr_vec2 a, thr_vec2 b, thr_vec2 p, double tol, double margin) {
+  return !far_from_box(a, b, p, margin) && thr_point_segment_distance(p, a, b) <= tol;
+}
+
 /* Whether p lies on edge ab: exactly for tol 0, else within tol. */
-static int on_edge(thr_vec2 a, thr_vec2 b, thr_vec2 p, double tol) {
-  return tol > 0.0 ? thr_point_segment_distance(p, a, b) <= tol : on_segment(a, b, p);
+static int on_edge(thr_vec2 a, thr_vec2 b, thr_vec2 p, double tol, double margin) {
+  return tol > 0.0 ? within_tol(a, b, p, tol, margin) : in_box(a, b, p) && orient(a, b, p) == 0.0;
+}
+
+/* Whether the boxes of segments ab and cd are apart (then the segments are). */
+static int boxes_apart(thr_vec2 a, thr_vec2 b, thr_vec2 c, thr_vec2 d) {
+  return greater(a.x, b.x) < lesser(c.x, d.x) || greater(c.x, d.x) < lesser(a.x, b.x) ||
+         greater(a.y, b.y) < lesser(c.y, d.y) || greater(c.y, d.y) < lesser(a.y, b.y);
 }
 
 int thr_ring_locate(const thr_vec2 *v, int n, thr_vec2 p, double tol) {
   int inside = 0;
+  double margin = box_margin(p, tol);
   for (int i = n - 1, j = 0; j < n; i = j++) {
     thr_vec2 a = v[i], b = v[j];
-    if (on_edge(a, b, p, tol)) return THR_ON_BOUNDARY;
+    if (on_edge(a, b, p, tol, margin)) return THR_ON_BOUNDARY;
     /* crossing number with half-open edges; the sign of the orientation
      * tells the side exactly */
     if (a.y <= p.y && p.y < b.y && orient(a, b, p) > 0.0) inside = !inside;
@@ -127,9 +162,16 @@ int thr_polyset_locate(const thr_polyset *s, thr_vec2 p, double tol) {
 }
 
 int thr_ring_is_outer(const thr_polyset *s, int r) {
-  for (int q = 0; q < s->n_polys; ++q)
-    if (s->poly_first[q] == r) return 1;
-  return 0;
+  /* poly_first ascends: bisect (polygon sets of many polygons ask for every ring) */
+  int lo = 0, hi = s->n_polys;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (s->poly_first[mid] < r)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < s->n_polys && s->poly_first[lo] == r;
 }
 
 double thr_polyset_area(const thr_polyset *s) {
@@ -183,6 +225,10 @@ static int check_ring(const thr_polyset *s, int ring, thr_shape_report *r) {
   return edges_meet(s, ring, 1, r);
 }
 
+int thr_ring_check_pairwise(const thr_polyset *s, int ring, thr_shape_report *r) {
+  return check_ring(s, ring, r);
+}
+
 /* The first edges of two rings that cross or share a stretch (touching at
  * a point is allowed): `fault`, or OK. */
 static int rings_cross(const thr_polyset *s, int ra, int rb, int fault, thr_shape_report *r) {
@@ -221,7 +267,9 @@ static int check_hole_pair(const thr_polyset *s, int ha, int hb, thr_shape_repor
   return fault;
 }
 
-int thr_polygon_check(const thr_polyset *s, int poly, thr_shape_report *r) {
+/* Rings, then holes against their outer ring and each other, in the order
+ * whose first fault is the one reported. */
+static int polygon_check_pairwise(const thr_polyset *s, int poly, thr_shape_report *r) {
   int first = s->poly_first[poly], end = s->poly_first[poly + 1];
   for (int ring = first; ring < end; ++ring) {
     int fault = check_ring(s, ring, r);
@@ -258,10 +306,10 @@ static int check_polygon_pair(const thr_polyset *s, int pa, int pb, thr_shape_re
   return fault ? fault : polygon_point_in_polygon(s, pb, pa, r);
 }
 
-int thr_polyset_check(const thr_polyset *s, thr_shape_report *r) {
-  for (int q = 0; q < s->n_polys; ++q) {
-    int fault = thr_polygon_check(s, q, r);
-    for (int p = 0; p < q && !fault; ++p) fault = check_polygon_pair(s, q, p, r);
+int thr_polyset_check_pairwise(const thr_polyset *s, int first, int end, thr_shape_report *r) {
+  for (int q = first; q < end; ++q) {
+    int fault = polygon_check_pairwise(s, q, r);
+    for (int p = first; p < q && !fault; ++p) fault = check_polygon_pair(s, q, p, r);
     if (fault) return fault;
   }
   return THR_SHAPE_OK;
@@ -282,8 +330,8 @@ static int crosses_boundary(const thr_vec2 *v, int n, const thr_polyset *area, d
       const thr_vec2 *w = thr_ring_verts(area, r);
       int m = thr_ring_len(area, r);
       for (int j = 0; j < m; ++j) {
-        thr_vec2 x;
-        if (thr_segments_meet(a, b, w[j], w[(j + 1) % m], &x) != THR_SEG_CROSS) continue;
+        thr_vec2 x, c = w[j], d = w[j + 1 < m ? j + 1 : 0];
+        if (boxes_apart(a, b, c, d) || thr_segments_meet(a, b, c, d, &x) != THR_SEG_CROSS) continue;
         if (distance(x, a) > tol && distance(x, b) > tol) {
           *at = x;
           return 1;
@@ -300,19 +348,27 @@ int thr_ring_within(const thr_vec2 *v, int n, const thr_polyset *area, double to
     if (thr_polyset_locate(area, p, tol) == THR_OUTSIDE) return *outside = p, 0;
   }
   if (crosses_boundary(v, n, area, tol, outside)) return 0;
-  /* a boundary vertex inside the ring: the ring holds a hole or more */
-  for (int k = 0; k < area->n_verts; ++k)
-    if (thr_ring_locate(v, n, area->verts[k], tol) == THR_INSIDE) return *outside = area->verts[k], 0;
+  /* a boundary vertex inside the ring: the ring holds a hole or more (none
+   * outside the ring's box is inside it: no edge crosses its row, or all
+   * do, an even number) */
+  float x0 = v[0].x, x1 = v[0].x, y0 = v[0].y, y1 = v[0].y;
+  for (int k = 1; k < n; ++k)
+    x0 = lesser(x0, v[k].x), x1 = greater(x1, v[k].x), y0 = lesser(y0, v[k].y), y1 = greater(y1, v[k].y);
+  for (int k = 0; k < area->n_verts; ++k) {
+    thr_vec2 p = area->verts[k];
+    if (p.x < x0 || p.x > x1 || p.y < y0 || p.y > y1) continue;
+    if (thr_ring_locate(v, n, p, tol) == THR_INSIDE) return *outside = p, 0;
+  }
   return 1;
 }
 
 int thr_boundary_edge_under(const thr_polyset *s, thr_vec2 a, thr_vec2 b, double tol, int *ring, int *edge) {
+  double ma = box_margin(a, tol), mb = box_margin(b, tol);
   for (int r = 0; r < s->n_rings; ++r) {
     const thr_vec2 *w = thr_ring_verts(s, r);
     int m = thr_ring_len(s, r);
     for (int j = 0; j < m; ++j)
-      if (thr_point_segment_distance(a, w[j], w[(j + 1) % m]) <= tol &&
-          thr_point_segment_distance(b, w[j], w[(j + 1) % m]) <= tol) {
+      if (within_tol(w[j], w[(j + 1) % m], a, tol, ma) && within_tol(w[j], w[(j + 1) % m], b, tol, mb)) {
         *ring = r, *edge = j;
         return 0;
       }

@@ -77,13 +77,29 @@ typedef struct thr_shape_report {
 
 /* Rings of polygon `poly`: each simple with 3 or more vertices and a
  * non-zero area, holes inside the outer ring and apart from each other
- * (rings of a polygon may touch at single points). */
+ * (rings of a polygon may touch at single points). thr_polygon_check and
+ * thr_polyset_check are defined in polygon_sweep.c. */
 int thr_polygon_check(const thr_polyset *s, int poly, thr_shape_report *r);
 
 /* Every polygon (thr_polygon_check), and polygons pairwise apart (touching
  * at single points is allowed; a polygon may lie in another's hole).
- * Returns the fault (0 when none), with *r telling where. */
+ * Returns the fault (0 when none), with *r telling where. Small sets are
+ * checked pairwise, larger ones by a plane sweep in O(n log n)
+ * (polygon_sweep.h) with the same verdict. */
 int thr_polyset_check(const thr_polyset *s, thr_shape_report *r);
+
+/* The check that defines the verdict, pair by pair (O(n^2) for n vertices),
+ * of polygons [first, end) of s: each polygon as thr_polygon_check, in
+ * order, each also against the polygons before it. A ring is checked with
+ * thr_segments_meet on every pair of its edges; a ring's sample points (its
+ * vertices and edge middles) are located in other rings exactly. The fault
+ * reported is the first in that order. */
+int thr_polyset_check_pairwise(const thr_polyset *s, int first, int end, thr_shape_report *r);
+
+/* The pairwise check of ring `ring` alone: fewer than 3 vertices, two edges
+ * that meet (other than neighbours at their vertex), zero area, an edge
+ * that runs back over its neighbour, the first of these in this order. */
+int thr_ring_check_pairwise(const thr_polyset *s, int ring, thr_shape_report *r);
 
 /* Whether the ring v[0..n) lies inside the area (its boundary within `tol`
  * counts as inside): 1, or 0 with *outside set to a point of the ring

@@ -201,13 +201,115 @@ typedef struct shape_set {
   const thr_vec2 *verts;
 } shape_set;
 
-/* Visit the window cells that shape o can reach within `margin`; each cell
- * once per shape (mark[] remembers the last shape seen). With items ==
- * NULL only counts into count[cell]; otherwise appends o to the cell's list
- * at fill[cell]++. */
-static void shape_cells(const thr_world *w, const shape_set *set, int o, float margin, int *mark, int *count,
-                        int *fill, int *items) {
+/* The window cells a shape may reach: its bounding box widened by the
+ * margin, in window coordinates (agents outside the world are binned into
+ * edge cells: widened to the edge). */
+typedef struct cell_box {
+  int x0, y0, x1, y1;
+} cell_box;
+
+static cell_box box_cells(const thr_world *w, double bx0, double by0, double bx1, double by1, float margin) {
   const thr_window *win = &w->window;
+  cell_box r = {clamp_cell(floor((bx0 - margin - w->min.x) / w->cell), w->gnx) - win->x0,
+                clamp_cell(floor((by0 - margin - w->min.y) / w->cell), w->gny) - win->y0,
+                clamp_cell(floor((bx1 + margin - w->min.x) / w->cell), w->gnx) - win->x0,
+                clamp_cell(floor((by1 + margin - w->min.y) / w->cell), w->gny) - win->y0};
+  if (r.x0 < 0) r.x0 = 0;
+  if (r.y0 < 0) r.y0 = 0;
+  if (r.x1 >= win->nx) r.x1 = win->nx - 1;
+  if (r.y1 >= win->ny) r.y1 = win->ny - 1;
+  return r;
+}
+
+/* One cell's visit: mark it for shape o and count it, or append o to its list. */
+static void take_cell(int c, int o, int *mark, int *count, int *fill, int *items) {
+  mark[c] = o;
+  if (items)
+    items[fill[c]++] = o;
+  else
+    count[c]++;
+}
+
+/* Does segment [a, b] reach window cell (cx, cy) within margin? */
+static int segment_reaches_cell(const thr_world *w, int cx, int cy, thr_vec2 a, thr_vec2 b, float margin) {
+  int gx = cx + w->window.x0, gy = cy + w->window.y0;
+  double lox = w->min.x + (double)gx * w->cell, loy = w->min.y + (double)gy * w->cell;
+  double hix = lox + w->cell, hiy = loy + w->cell;
+  /* edge cells also hold agents outside the world */
+  if (gx == 0) lox = -INFINITY;
+  if (gy == 0) loy = -INFINITY;
+  if (gx == w->gnx - 1) hix = INFINITY;
+  if (gy == w->gny - 1) hiy = INFINITY;
+  return segment_meets_rect(a, b, lox - margin, loy - margin, hix + margin, hiy + margin);
+}
+
+static int by_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+/* The cells of `box` whose centre a closed shape holds (thr_polygon_contains,
+ * row by row: each edge's crossings of the rows' centre lines, sorted, so
+ * that a plan of 10^6 vertices costs n log n, not cells x n), not yet marked
+ * for o. -1 when out of memory. */
+static int shape_inside_cells(const thr_world *w, const thr_vec2 *verts, int nv, cell_box box, int o, int *mark,
+                              int *count, int *fill, int *items) {
+  int rows = box.y1 - box.y0 + 1;
+  int *first = calloc((size_t)rows + 1, sizeof *first), *at = NULL;
+  float *xs = NULL;
+  int rc = -1;
+  if (!first) return -1;
+  for (int pass = 0; pass < 2; ++pass) { /* count the crossings of each row, then place them */
+    for (int a = 0, b = nv - 1; a < nv; b = a++) {
+      double ylo = fmin(verts[a].y, verts[b].y), yhi = fmax(verts[a].y, verts[b].y);
+      int r0 = (int)fmax(floor((ylo - w->min.y) / w->cell) - 1.0 - w->window.y0, box.y0);
+      int r1 = (int)fmin(floor((yhi - w->min.y) / w->cell) + 1.0 - w->window.y0, box.y1);
+      for (int cy = r0; cy <= r1; ++cy) {
+        float yc = (float)(w->min.y + (cy + w->window.y0 + 0.5) * w->cell), xc;
+        if (!thr_edge_crosses_row(verts[a], verts[b], yc, &xc)) continue;
+        if (pass == 0)
+          first[cy - box.y0 + 1]++;
+        else
+          xs[at[cy - box.y0]++] = xc;
+      }
+    }
+    if (pass == 0) {
+      for (int r = 0; r < rows; ++r) first[r + 1] += first[r];
+      xs = malloc((size_t)(first[rows] ? first[rows] : 1) * sizeof *xs);
+      at = malloc((size_t)rows * sizeof *at);
+      if (!xs || !at) goto done;
+      memcpy(at, first, (size_t)rows * sizeof *at);
+    }
+  }
+  for (int r = 0; r < rows; ++r) {
+    float *row = xs + first[r];
+    int n = first[r + 1] - first[r], beyond = 0; /* crossings at or left of the centre so far */
+    qsort(row, (size_t)n, sizeof *row, by_float);
+    int cy = box.y0 + r;
+    for (int cx = box.x0; cx <= box.x1; ++cx) {
+      float xm = (float)(w->min.x + (cx + w->window.x0 + 0.5) * w->cell);
+      while (beyond < n && !(xm < row[beyond])) ++beyond;
+      int c = cy * w->window.nx + cx;
+      /* inside: an odd number of crossings right of the centre */
+      if (((n - beyond) & 1) && mark[c] != o) take_cell(c, o, mark, count, fill, items);
+    }
+  }
+  rc = 0;
+done:
+  free(first);
+  free(at);
+  free(xs);
+  return rc;
+}
+
+/* Visit the window cells that shape o can reach within `margin` (a cell
+ * that one of its segments reaches, or, for a closed shape, whose centre it
+ * holds); each cell once per shape (mark[] remembers the last shape seen).
+ * Each segment tests only the cells around itself. With items == NULL only
+ * counts into count[cell]; otherwise appends o to the cell's list at
+ * fill[cell]++. -1 when out of memory. */
+static int shape_cells(const thr_world *w, const shape_set *set, int o, float margin, int *mark, int *count,
+                       int *fill, int *items) {
   int v0 = set->vfirst[o], v1 = set->vfirst[o + 1];
   int closed = set->closed ? set->closed[o] : 1;
   int nseg = closed ? v1 - v0 : v1 - v0 - 1;
@@ -219,45 +321,24 @@ static void shape_cells(const thr_world *w, const shape_set *set, int o, float m
     bx1 = fmax(bx1, verts[v].x);
     by1 = fmax(by1, verts[v].y);
   }
-  int cx0 = clamp_cell(floor((bx0 - margin - w->min.x) / w->cell), w->gnx) - win->x0;
-  int cx1 = clamp_cell(floor((bx1 + margin - w->min.x) / w->cell), w->gnx) - win->x0;
-  int cy0 = clamp_cell(floor((by0 - margin - w->min.y) / w->cell), w->gny) - win->y0;
-  int cy1 = clamp_cell(floor((by1 + margin - w->min.y) / w->cell), w->gny) - win->y0;
-  /* agents outside the world are binned into edge cells: widen to the edge */
-  if (cx0 < 0) cx0 = 0;
-  if (cy0 < 0) cy0 = 0;
-  if (cx1 >= win->nx) cx1 = win->nx - 1;
-  if (cy1 >= win->ny) cy1 = win->ny - 1;
-  for (int cy = cy0; cy <= cy1; ++cy) {
-    for (int cx = cx0; cx <= cx1; ++cx) {
-      int c = cy * win->nx + cx;
-      if (mark[c] == o) continue;
-      int gx = cx + win->x0, gy = cy + win->y0;
-      double lox = w->min.x + (double)gx * w->cell, loy = w->min.y + (double)gy * w->cell;
-      double hix = lox + w->cell, hiy = loy + w->cell;
-      /* edge cells also hold agents outside the world */
-      if (gx == 0) lox = -INFINITY;
-      if (gy == 0) loy = -INFINITY;
-      if (gx == w->gnx - 1) hix = INFINITY;
-      if (gy == w->gny - 1) hiy = INFINITY;
-      int hit = 0;
-      for (int sg = 0; sg < nseg && !hit; ++sg) {
-        thr_vec2 a = verts[v0 + sg];
-        thr_vec2 b = verts[sg + 1 < v1 - v0 ? v0 + sg + 1 : v0];
-        hit = segment_meets_rect(a, b, lox - margin, loy - margin, hix + margin, hiy + margin);
+  cell_box box = box_cells(w, bx0, by0, bx1, by1, margin);
+  for (int sg = 0; sg < nseg; ++sg) {
+    thr_vec2 a = verts[v0 + sg], b = verts[sg + 1 < v1 - v0 ? v0 + sg + 1 : v0];
+    /* the segment's own cells, one more each side (the rectangle test
+     * decides), within the shape's */
+    cell_box sb = box_cells(w, fmin(a.x, b.x), fmin(a.y, b.y), fmax(a.x, b.x), fmax(a.y, b.y), margin);
+    sb.x0 = sb.x0 - 1 > box.x0 ? sb.x0 - 1 : box.x0;
+    sb.y0 = sb.y0 - 1 > box.y0 ? sb.y0 - 1 : box.y0;
+    sb.x1 = sb.x1 + 1 < box.x1 ? sb.x1 + 1 : box.x1;
+    sb.y1 = sb.y1 + 1 < box.y1 ? sb.y1 + 1 : box.y1;
+    for (int cy = sb.y0; cy <= sb.y1; ++cy)
+      for (int cx = sb.x0; cx <= sb.x1; ++cx) {
+        int c = cy * w->window.nx + cx;
+        if (mark[c] != o && segment_reaches_cell(w, cx, cy, a, b, margin)) take_cell(c, o, mark, count, fill, items);
       }
-      if (!hit && closed) {
-        thr_vec2 mid = {(float)(w->min.x + (gx + 0.5) * w->cell), (float)(w->min.y + (gy + 0.5) * w->cell)};
-        hit = thr_polygon_contains(verts + v0, v1 - v0, mid);
-      }
-      if (!hit) continue;
-      mark[c] = o;
-      if (items)
-        items[fill[c]++] = o;
-      else
-        count[c]++;
-    }
   }
+  if (!closed || box.x0 > box.x1 || box.y0 > box.y1) return 0;
+  return shape_inside_cells(w, verts + v0, v1 - v0, box, o, mark, count, fill, items);
 }
 
 /* The shapes that can touch each cell of the window (within `margin`), as
@@ -271,7 +352,8 @@ static int cell_lists(const thr_world *w, const shape_set *set, float margin, in
   int rc = -1;
   if (!count || !mark || !offset) goto done;
   for (size_t c = 0; c < ncell; ++c) mark[c] = -1;
-  for (int o = 0; o < set->n; ++o) shape_cells(w, set, o, margin, mark, count, NULL, NULL);
+  for (int o = 0; o < set->n; ++o)
+    if (shape_cells(w, set, o, margin, mark, count, NULL, NULL)) goto done;
   int total = 0; /* exclusive scan into offsets */
   for (size_t c = 0; c < ncell; ++c) {
     offset[c] = total;
@@ -282,7 +364,8 @@ static int cell_lists(const thr_world *w, const shape_set *set, float margin, in
   if (!items) goto done;
   memcpy(count, offset, ncell * sizeof(int)); /* reuse as fill cursors */
   for (size_t c = 0; c < ncell; ++c) mark[c] = -1;
-  for (int o = 0; o < set->n; ++o) shape_cells(w, set, o, margin, mark, NULL, count, items);
+  for (int o = 0; o < set->n; ++o)
+    if (shape_cells(w, set, o, margin, mark, NULL, count, items)) goto done;
   *offset_out = offset;
   *items_out = items;
   offset = NULL;

@@ -1,5 +1,7 @@
 #include "navfield.h"
 
+#include "base/polygon.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,19 +150,46 @@ static int cmp_float(const void *pa, const void *pb) {
   return (a > b) - (a < b);
 }
 
-/* Where the edges of rs cross the line y = py, as thr_polygon_contains
- * computes them (half-open edges), into xs; returns how many. */
-static int row_crossings(ring_set rs, float py, float *xs) {
-  int n = 0;
-  for (int r = rs.r0; r < rs.r1; ++r) {
-    const thr_vec2 *v = rs.verts + rs.first[r];
-    int nv = rs.first[r + 1] - rs.first[r];
-    for (int a = 0, b = nv - 1; a < nv; b = a++) {
-      thr_vec2 A = v[a], B = v[b];
-      if ((A.y > py) != (B.y > py)) xs[n++] = (B.x - A.x) * (py - A.y) / (B.y - A.y) + A.x;
+/* The crossings of rows j0..j1's centre lines by the edges of rs, as
+ * thr_polygon_contains computes them (thr_edge_crosses_row): row j's in
+ * xs[first[j - j0] .. first[j - j0 + 1]). Each edge visits only the rows
+ * its y-extent spans, so a plan of 10^6 vertices costs n, not rows x n.
+ * Returns xs (malloc'd; *first too), or NULL when out of memory. */
+static float *row_crossings(const thr_navgrid *g, ring_set rs, int j0, int j1, int **first_out) {
+  int rows = j1 - j0 + 1;
+  int *first = calloc((size_t)rows + 1, sizeof *first), *at = malloc((size_t)rows * sizeof *at);
+  float *xs = NULL;
+  for (int pass = 0; first && at && pass < 2; ++pass) { /* count, then place */
+    for (int r = rs.r0; r < rs.r1; ++r) {
+      const thr_vec2 *v = rs.verts + rs.first[r];
+      int nv = rs.first[r + 1] - rs.first[r];
+      for (int a = 0, b = nv - 1; a < nv; b = a++) {
+        double lo = floor((fmin(v[a].y, v[b].y) - g->lo.y) / g->h) - 1.0, hi = floor((fmax(v[a].y, v[b].y) - g->lo.y) / g->h) + 1.0;
+        int ja = lo > j0 ? (int)lo : j0, jb = hi < j1 ? (int)hi : j1;
+        for (int j = ja; j <= jb; ++j) {
+          float xc;
+          if (!thr_edge_crosses_row(v[a], v[b], thr_navgrid_centre(g, 0, j).y, &xc)) continue;
+          if (pass == 0)
+            first[j - j0 + 1]++;
+          else
+            xs[at[j - j0]++] = xc;
+        }
+      }
+    }
+    if (pass == 0) {
+      for (int k = 0; k < rows; ++k) first[k + 1] += first[k];
+      xs = malloc(sizeof *xs * (size_t)(first[rows] ? first[rows] : 1));
+      if (!xs) break;
+      memcpy(at, first, (size_t)rows * sizeof *at);
     }
   }
-  return n;
+  free(at);
+  if (!xs) {
+    free(first);
+    return NULL;
+  }
+  *first_out = first;
+  return xs;
 }
 
 /* Set cells[c] = value for every cell whose centre lies inside rs (even-odd
@@ -179,16 +208,18 @@ static long fill_rings(const thr_navgrid *g, ring_set rs, unsigned char *cells, 
   int i0, i1, j0, j1;
   if (!axis_cells(g->lo.x, g->h, g->nx, xmin, xmax, &i0, &i1) || !axis_cells(g->lo.y, g->h, g->ny, ymin, ymax, &j0, &j1))
     return 0;
-  float *xs = malloc(sizeof(float) * (size_t)(v1 - v0));
+  int *first;
+  float *xs = row_crossings(g, rs, j0, j1, &first);
   if (!xs) return -1;
   long count = 0;
   for (int j = j0; j <= j1; ++j) {
-    int n = row_crossings(rs, thr_navgrid_centre(g, 0, j).y, xs);
-    qsort(xs, (size_t)n, sizeof *xs, cmp_float);
+    float *row = xs + first[j - j0];
+    int n = first[j - j0 + 1] - first[j - j0];
+    qsort(row, (size_t)n, sizeof *row, cmp_float);
     int below = 0; /* crossings at or left of the centre */
     for (int i = i0; i <= i1; ++i) {
       float px = thr_navgrid_centre(g, i, j).x;
-      while (below < n && xs[below] <= px) ++below;
+      while (below < n && row[below] <= px) ++below;
       if ((n - below) & 1) {
         cells[(size_t)j * g->nx + i] = value;
         ++count;
@@ -196,6 +227,7 @@ static long fill_rings(const thr_navgrid *g, ring_set rs, unsigned char *cells, 
     }
   }
   free(xs);
+  free(first);
   return count;
 }
 
