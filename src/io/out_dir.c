@@ -13,15 +13,15 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The top-level entries a run (or `throng report`, or a Catalyst script
- * with the shipped scripts' or ParaView's default extracts directory)
- * writes; directories among them are a run's own. Each is also accepted
- * with ".tmp" (a write that a killed run left). */
+/* The top-level entries a run writes, or `throng report`, a Catalyst script
+ * (the shipped scripts' or ParaView's default extracts directory) or
+ * scripts/paraview_frames.py; directories among them are a run's own. Each
+ * is also accepted with ".tmp" (a write that a killed run left). */
 static const char *const g_outputs[] = {
     "run.json",       "metrics.csv",   "formations.csv", "balance.csv",     "geometry.vtp", "geometry.wkt",
     "geometry.json",  "summary.json",  "exits.csv",      "evacuated.csv",   "areas.csv",    "lines.csv",
     "trajectory",     "trajectory.h5", "trajectory.xdmf", "checkpoints",    "maps",         "report",
-    "catalyst",       "datasets",      THR_OUT_DIR_LOCK,
+    "catalyst",       "datasets",      "paraview",      THR_OUT_DIR_LOCK,
 };
 
 int thr_out_dir_entry_is_output(const char *name) {
