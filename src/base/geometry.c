@@ -3,6 +3,10 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "polygon.h"
 
 /* ---- points and segments -------------------------------------------------- */
 
@@ -396,4 +400,50 @@ void thr_exit_strip(const thr_polyset *s, int ring, int edge, thr_vec2 a, thr_ve
   quad[1] = project(b, p, ux, uy);
   quad[2] = v2((float)(quad[1].x + depth * nx), (float)(quad[1].y + depth * ny));
   quad[3] = v2((float)(quad[0].x + depth * nx), (float)(quad[0].y + depth * ny));
+}
+
+/* ---- row crossings ---------------------------------------------------------------- */
+
+static int by_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+float *thr_row_crossings(const thr_vec2 *verts, const int *ring_first, int r0, int r1, double oy, double h, int k0,
+                         int k1, int **first_out) {
+  int rows = k1 - k0 + 1;
+  int *first = calloc((size_t)rows + 1, sizeof *first), *at = malloc((size_t)rows * sizeof *at);
+  float *xs = NULL;
+  for (int pass = 0; first && at && pass < 2; ++pass) { /* count, then place */
+    for (int r = r0; r < r1; ++r) {
+      const thr_vec2 *v = verts + ring_first[r];
+      int nv = ring_first[r + 1] - ring_first[r];
+      for (int a = 0, b = nv - 1; a < nv; b = a++) {
+        double lo = floor((fmin(v[a].y, v[b].y) - oy) / h) - 1.0, hi = floor((fmax(v[a].y, v[b].y) - oy) / h) + 1.0;
+        int ka = lo > k0 ? (int)lo : k0, kb = hi < k1 ? (int)hi : k1;
+        for (int k = ka; k <= kb; ++k) {
+          float xc;
+          if (!thr_edge_crosses_row(v[a], v[b], (float)(oy + (k + 0.5) * h), &xc)) continue;
+          if (pass == 0)
+            first[k - k0 + 1]++;
+          else
+            xs[at[k - k0]++] = xc;
+        }
+      }
+    }
+    if (pass == 0) {
+      for (int k = 0; k < rows; ++k) first[k + 1] += first[k];
+      xs = malloc(sizeof *xs * (size_t)(first[rows] ? first[rows] : 1));
+      if (!xs) break;
+      memcpy(at, first, (size_t)rows * sizeof *at);
+    }
+  }
+  free(at);
+  if (!xs) {
+    free(first);
+    return NULL;
+  }
+  for (int k = 0; k < rows; ++k) qsort(xs + first[k], (size_t)(first[k + 1] - first[k]), sizeof *xs, by_float);
+  *first_out = first;
+  return xs;
 }

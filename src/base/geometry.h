@@ -101,6 +101,16 @@ int thr_polyset_check_pairwise(const thr_polyset *s, int first, int end, thr_sha
  * that runs back over its neighbour, the first of these in this order. */
 int thr_ring_check_pairwise(const thr_polyset *s, int ring, thr_shape_report *r);
 
+/* The crossings of rows k0..k1 by the edges of rings [r0, r1) of (verts,
+ * ring_first): row k's centre line is y = (float)(oy + (k + 1/2) h), its
+ * crossings computed as thr_polygon_contains does (thr_edge_crosses_row)
+ * and sorted, in xs[first[k - k0] .. first[k - k0 + 1]). Each edge visits
+ * only the rows its y-extent spans, so n vertices cost n log n rather than
+ * rows x n (the world's cell lists, the navigation grid). Returns xs, with
+ * *first_out (both malloc'd), or NULL when out of memory. */
+float *thr_row_crossings(const thr_vec2 *verts, const int *ring_first, int r0, int r1, double oy, double h, int k0,
+                         int k1, int **first_out);
+
 /* Whether the ring v[0..n) lies inside the area (its boundary within `tol`
  * counts as inside): 1, or 0 with *outside set to a point of the ring
  * outside the area (or a boundary point of the area inside the ring). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
 #include "model_needs.h"
 #include "polygon.h"
 
@@ -243,49 +244,18 @@ static int segment_reaches_cell(const thr_world *w, int cx, int cy, thr_vec2 a, 
   return segment_meets_rect(a, b, lox - margin, loy - margin, hix + margin, hiy + margin);
 }
 
-static int by_float(const void *a, const void *b) {
-  float x = *(const float *)a, y = *(const float *)b;
-  return (x > y) - (x < y);
-}
-
 /* The cells of `box` whose centre a closed shape holds (thr_polygon_contains,
- * row by row: each edge's crossings of the rows' centre lines, sorted, so
- * that a plan of 10^6 vertices costs n log n, not cells x n), not yet marked
- * for o. -1 when out of memory. */
+ * row by row over each row's sorted crossings: thr_row_crossings), not yet
+ * marked for o. -1 when out of memory. */
 static int shape_inside_cells(const thr_world *w, const thr_vec2 *verts, int nv, cell_box box, int o, int *mark,
                               int *count, int *fill, int *items) {
-  int rows = box.y1 - box.y0 + 1;
-  int *first = calloc((size_t)rows + 1, sizeof *first), *at = NULL;
-  float *xs = NULL;
-  int rc = -1;
-  if (!first) return -1;
-  for (int pass = 0; pass < 2; ++pass) { /* count the crossings of each row, then place them */
-    for (int a = 0, b = nv - 1; a < nv; b = a++) {
-      double ylo = fmin(verts[a].y, verts[b].y), yhi = fmax(verts[a].y, verts[b].y);
-      int r0 = (int)fmax(floor((ylo - w->min.y) / w->cell) - 1.0 - w->window.y0, box.y0);
-      int r1 = (int)fmin(floor((yhi - w->min.y) / w->cell) + 1.0 - w->window.y0, box.y1);
-      for (int cy = r0; cy <= r1; ++cy) {
-        float yc = (float)(w->min.y + (cy + w->window.y0 + 0.5) * w->cell), xc;
-        if (!thr_edge_crosses_row(verts[a], verts[b], yc, &xc)) continue;
-        if (pass == 0)
-          first[cy - box.y0 + 1]++;
-        else
-          xs[at[cy - box.y0]++] = xc;
-      }
-    }
-    if (pass == 0) {
-      for (int r = 0; r < rows; ++r) first[r + 1] += first[r];
-      xs = malloc((size_t)(first[rows] ? first[rows] : 1) * sizeof *xs);
-      at = malloc((size_t)rows * sizeof *at);
-      if (!xs || !at) goto done;
-      memcpy(at, first, (size_t)rows * sizeof *at);
-    }
-  }
-  for (int r = 0; r < rows; ++r) {
-    float *row = xs + first[r];
-    int n = first[r + 1] - first[r], beyond = 0; /* crossings at or left of the centre so far */
-    qsort(row, (size_t)n, sizeof *row, by_float);
-    int cy = box.y0 + r;
+  int ring[2] = {0, nv}, *first;
+  float *xs = thr_row_crossings(verts, ring, 0, 1, w->min.y, w->cell, box.y0 + w->window.y0, box.y1 + w->window.y0,
+                                &first);
+  if (!xs) return -1;
+  for (int cy = box.y0; cy <= box.y1; ++cy) {
+    const float *row = xs + first[cy - box.y0];
+    int n = first[cy - box.y0 + 1] - first[cy - box.y0], beyond = 0; /* crossings at or left of the centre */
     for (int cx = box.x0; cx <= box.x1; ++cx) {
       float xm = (float)(w->min.x + (cx + w->window.x0 + 0.5) * w->cell);
       while (beyond < n && !(xm < row[beyond])) ++beyond;
@@ -294,12 +264,9 @@ static int shape_inside_cells(const thr_world *w, const thr_vec2 *verts, int nv,
       if (((n - beyond) & 1) && mark[c] != o) take_cell(c, o, mark, count, fill, items);
     }
   }
-  rc = 0;
-done:
-  free(first);
-  free(at);
   free(xs);
-  return rc;
+  free(first);
+  return 0;
 }
 
 /* Visit the window cells that shape o can reach within `margin` (a cell

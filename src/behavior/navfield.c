@@ -1,6 +1,6 @@
 #include "navfield.h"
 
-#include "base/polygon.h"
+#include "base/geometry.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -145,53 +145,6 @@ typedef struct ring_set {
   int r0, r1;
 } ring_set;
 
-static int cmp_float(const void *pa, const void *pb) {
-  float a = *(const float *)pa, b = *(const float *)pb;
-  return (a > b) - (a < b);
-}
-
-/* The crossings of rows j0..j1's centre lines by the edges of rs, as
- * thr_polygon_contains computes them (thr_edge_crosses_row): row j's in
- * xs[first[j - j0] .. first[j - j0 + 1]). Each edge visits only the rows
- * its y-extent spans, so a plan of 10^6 vertices costs n, not rows x n.
- * Returns xs (malloc'd; *first too), or NULL when out of memory. */
-static float *row_crossings(const thr_navgrid *g, ring_set rs, int j0, int j1, int **first_out) {
-  int rows = j1 - j0 + 1;
-  int *first = calloc((size_t)rows + 1, sizeof *first), *at = malloc((size_t)rows * sizeof *at);
-  float *xs = NULL;
-  for (int pass = 0; first && at && pass < 2; ++pass) { /* count, then place */
-    for (int r = rs.r0; r < rs.r1; ++r) {
-      const thr_vec2 *v = rs.verts + rs.first[r];
-      int nv = rs.first[r + 1] - rs.first[r];
-      for (int a = 0, b = nv - 1; a < nv; b = a++) {
-        double lo = floor((fmin(v[a].y, v[b].y) - g->lo.y) / g->h) - 1.0, hi = floor((fmax(v[a].y, v[b].y) - g->lo.y) / g->h) + 1.0;
-        int ja = lo > j0 ? (int)lo : j0, jb = hi < j1 ? (int)hi : j1;
-        for (int j = ja; j <= jb; ++j) {
-          float xc;
-          if (!thr_edge_crosses_row(v[a], v[b], thr_navgrid_centre(g, 0, j).y, &xc)) continue;
-          if (pass == 0)
-            first[j - j0 + 1]++;
-          else
-            xs[at[j - j0]++] = xc;
-        }
-      }
-    }
-    if (pass == 0) {
-      for (int k = 0; k < rows; ++k) first[k + 1] += first[k];
-      xs = malloc(sizeof *xs * (size_t)(first[rows] ? first[rows] : 1));
-      if (!xs) break;
-      memcpy(at, first, (size_t)rows * sizeof *at);
-    }
-  }
-  free(at);
-  if (!xs) {
-    free(first);
-    return NULL;
-  }
-  *first_out = first;
-  return xs;
-}
-
 /* Set cells[c] = value for every cell whose centre lies inside rs (even-odd
  * over all its rings: an outer ring with holes; for one ring exactly
  * thr_polygon_contains). Returns how many, or -1 when out of memory. */
@@ -209,13 +162,12 @@ static long fill_rings(const thr_navgrid *g, ring_set rs, unsigned char *cells, 
   if (!axis_cells(g->lo.x, g->h, g->nx, xmin, xmax, &i0, &i1) || !axis_cells(g->lo.y, g->h, g->ny, ymin, ymax, &j0, &j1))
     return 0;
   int *first;
-  float *xs = row_crossings(g, rs, j0, j1, &first);
+  float *xs = thr_row_crossings(rs.verts, rs.first, rs.r0, rs.r1, g->lo.y, g->h, j0, j1, &first);
   if (!xs) return -1;
   long count = 0;
   for (int j = j0; j <= j1; ++j) {
     float *row = xs + first[j - j0];
     int n = first[j - j0 + 1] - first[j - j0];
-    qsort(row, (size_t)n, sizeof *row, cmp_float);
     int below = 0; /* crossings at or left of the centre */
     for (int i = i0; i <= i1; ++i) {
       float px = thr_navgrid_centre(g, i, j).x;

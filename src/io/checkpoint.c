@@ -13,6 +13,7 @@
 #include "core/evac.h"
 #include "kernels/evac_agent.h"
 #include "kernels/pass_list.h"
+#include "input_file.h"
 #include "models.h"
 #include "schema.h"
 
@@ -296,16 +297,10 @@ static int write_checked_bytes(thr_h5 *h, const char *name, const void *data, si
 static int write_scenario_text(thr_h5 *h, const thr_scenario *sc) {
   char *text = NULL;
   size_t n = 0;
-  if (h->rank == 0) {
-    FILE *f = fopen(sc->path, "rb");
-    if (f) {
-      fseek(f, 0, SEEK_END);
-      long len = ftell(f);
-      fseek(f, 0, SEEK_SET);
-      text = len > 0 ? malloc((size_t)len) : NULL;
-      if (text) n = fread(text, 1, (size_t)len, f);
-      fclose(f);
-    }
+  if (h->rank == 0) { /* gone or changed into a non-file since: the checkpoint stores none */
+    char why[160];
+    text = thr_input_read(sc->path, THR_INPUT_MAX_SCENARIO, &n, why, sizeof why);
+    if (!text) n = 0;
   }
   int rc = write_checked_bytes(h, "scenario_text", text, n);
   free(text);
