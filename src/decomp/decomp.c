@@ -75,6 +75,8 @@ static int choose_nccl(thr_decomp *d, thr_backend *b) {
     d->nccl = thr_nccl_open(d->comm, getenv("THRONG_NCCL_LIBRARY"), why, sizeof why);
   if (d->nccl) {
     d->device_halo = 1;
+    const char *dx = getenv("THRONG_DEVICE_EXCHANGE");
+    d->device_exchange = b->comm->exchange_select && !(dx && *dx && atoi(dx) == 0);
     snprintf(d->transport_name, sizeof d->transport_name, "nccl (%s)", thr_nccl_name(d->nccl));
     return 1;
   }
@@ -94,7 +96,8 @@ static void choose_halo_memory(thr_decomp *d, thr_backend *b) {
      * per GPU: 0.24 ms per step on average; docs/performance.md) */
     if (d->overlap < 0) d->overlap = 0;
     if (d->verbose && d->rank == 0)
-      fprintf(stderr, "throng: halo transport %s, interior overlap %s\n", d->transport_name, d->overlap ? "on" : "off");
+      fprintf(stderr, "throng: halo transport %s, interior overlap %s, migration and ghosts %s\n", d->transport_name,
+              d->overlap ? "on" : "off", d->device_exchange ? "in device memory" : "through the host");
     return;
   }
   if (d->overlap < 0) d->overlap = 1;

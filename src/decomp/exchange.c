@@ -31,6 +31,19 @@ int thr_plan_exchange_counts(MPI_Comm comm, thr_comm_plan *p, int all_ranks, MPI
   return 0;
 }
 
+void thr_plan_exchange_tallies(MPI_Comm comm, thr_comm_plan *p, uint64_t *send, uint64_t *recv, MPI_Request *req) {
+  int nreq = 0;
+  for (int j = 0; j < p->n_peers; ++j)
+    MPI_Irecv(recv + 3 * j, 3, MPI_UINT64_T, p->peer[j], THR_TAG_COUNTS, comm, &req[nreq++]);
+  for (int j = 0; j < p->n_peers; ++j) {
+    send[3 * j] = (uint64_t)p->send_count[j];
+    MPI_Isend(send + 3 * j, 3, MPI_UINT64_T, p->peer[j], THR_TAG_COUNTS, comm, &req[nreq++]);
+  }
+  MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+  for (int j = 0; j < p->n_peers; ++j) p->recv_count[j] = (int)recv[3 * j];
+  thr_plan_set_recv(p, p->recv_count);
+}
+
 int thr_plan_post(MPI_Comm comm, const thr_comm_plan *p, const void *send, void *recv, MPI_Datatype type,
                   size_t elem, int tag, MPI_Request *req) {
   int nreq = 0;

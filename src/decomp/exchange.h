@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "plan.h"
 
@@ -19,6 +20,12 @@ enum { THR_TAG_COUNTS = 7100, THR_TAG_MIGRATE, THR_TAG_GHOST, THR_TAG_HALO /* + 
  * otherwise through messages to the peers only. req holds 2 * n_peers
  * requests. Returns -1 when out of memory. */
 int thr_plan_exchange_counts(MPI_Comm comm, thr_comm_plan *p, int all_ranks, MPI_Request *req);
+
+/* The same, each count with two numbers (the sum and sum of squares of
+ * the ids sent: the conservation check's running sums follow migrations
+ * whose records the host never sees): send[3j..3j+2] = {count, sum, sq}
+ * for peer j (count = send_count[j]), recv the same from it. */
+void thr_plan_exchange_tallies(MPI_Comm comm, thr_comm_plan *p, uint64_t *send, uint64_t *recv, MPI_Request *req);
 
 /* Post the plan's receives and sends of items of `type` (elem bytes each):
  * `send` holds the items packed in export order, `recv` receives them in

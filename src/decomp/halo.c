@@ -31,8 +31,22 @@ static void build_plan(thr_decomp *d, thr_backend *b, thr_window interior) {
   }
 }
 
-void thr_halo_plan(thr_decomp *d, thr_backend *b) {
-  thr_window interior = interior_of(d);
+int thr_halo_on_device(const thr_decomp *d, const thr_backend *b, int boxes) {
+  return d->device_exchange && b->comm->exchange_select && d->n_nbr <= boxes;
+}
+
+void thr_halo_device_messages(thr_decomp *d, thr_backend *b, const thr_comm_plan *p, const void *send, void *recv,
+                              size_t elem) {
+  void *stream = b->comm->halo_stream_begin(b);
+  thr_nccl_begin(d->nccl);
+  thr_nccl_post(d->nccl, p, send, recv, elem, stream);
+  char why[160];
+  if (thr_nccl_end(d->nccl, why, sizeof why)) thr_decomp_fatal(d, "%s", why);
+  b->comm->halo_stream_end(b);
+}
+
+/* The host path: selection, plan and records through the host, MPI. */
+static void ghosts_through_host(thr_decomp *d, thr_backend *b, thr_window interior) {
   build_plan(d, b, interior);
   thr_comm_plan *p = &d->halo;
   MPI_Request *req = thr_decomp_requests(d, 2 * (size_t)p->n_peers + 2);
@@ -47,6 +61,34 @@ void thr_halo_plan(thr_decomp *d, thr_backend *b) {
    * their changed fields after every pass */
   if (b->comm->set_ghosts(b, d->grecv, p->n_recv)) thr_decomp_backend_failed(d, b, "set_ghosts");
   if (b->comm->set_halo_send(b, p->export_list, p->n_send)) thr_decomp_backend_failed(d, b, "set_halo_send");
+}
+
+/* The device path: the backend selects and packs the ghost records and
+ * keeps the send list; NCCL carries the records; only counts cross the
+ * host. Same plan, same order as the host path. */
+static void ghosts_on_device(thr_decomp *d, thr_backend *b, thr_window interior) {
+  size_t counts[64];
+  if (b->comm->exchange_select(b, THR_EXCHANGE_GHOSTS, interior, d->nbr_send, d->n_nbr, counts, NULL))
+    thr_decomp_backend_failed(d, b, "exchange_select");
+  thr_comm_plan *p = &d->halo;
+  if (thr_plan_reset(p, d->n_nbr, d->nbr)) thr_decomp_fatal(d, "out of memory (halo plan)");
+  thr_plan_set_send(p, counts);
+  if (thr_plan_exchange_counts(d->comm, p, 0, thr_decomp_requests(d, 2 * (size_t)p->n_peers + 2)))
+    thr_decomp_fatal(d, "out of memory (halo counts)");
+  size_t rec = sizeof(thr_ghost_rec);
+  void *send = b->comm->halo_buffer(b, 0, p->n_send * rec + 1);
+  void *recv = b->comm->halo_buffer(b, 1, p->n_recv * rec + 1);
+  if (!send || !recv) thr_decomp_fatal(d, "out of device memory for %zu ghost records", p->n_recv);
+  thr_halo_device_messages(d, b, p, send, recv, rec);
+  if (b->comm->exchange_receive(b, THR_EXCHANGE_GHOSTS, p->n_recv)) thr_decomp_backend_failed(d, b, "exchange_receive");
+}
+
+void thr_halo_plan(thr_decomp *d, thr_backend *b) {
+  thr_window interior = interior_of(d);
+  if (thr_halo_on_device(d, b, 64))
+    ghosts_on_device(d, b, interior);
+  else
+    ghosts_through_host(d, b, interior);
   /* agents more than the ghost width inside the rectangle read no ghost:
    * passes compute them while halo messages are in flight (without the
    * split, THRONG_HALO_OVERLAP=0, every agent waits for the messages) */

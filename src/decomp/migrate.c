@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "exchange.h"
+#include "halo.h"
 #include "support.h"
 
 static void add_id(thr_decomp *d, uint32_t id, int sign) {
@@ -57,7 +58,81 @@ static size_t gather_leavers(thr_decomp *d, thr_backend *b, int mode) {
   return nout + extra;
 }
 
+/* What the migration of this step did, for the checks and the log. */
+static void account(thr_decomp *d, size_t nout, size_t nin, size_t far) {
+  if (d->verbose)
+    fprintf(stderr, "throng: decomposition step %ld: rank %d migrated %zu agents out, %zu in%s\n", d->step - 1,
+            d->rank, nout, nin, far ? " (some wait for an all-ranks exchange)" : "");
+  d->expect += (long)nin - (long)nout;
+  d->step_sent += (long)nout;
+  d->step_recv += (long)nin;
+  d->cells_valid = 0;
+}
+
+/* THRONG_DECOMP_FAULT (tests only): how many of nin arriving agents to
+ * keep; from the fault step on, behave once like a backend that loses one,
+ * which the conservation check must catch. */
+static size_t arrivals_kept(thr_decomp *d, size_t nin) {
+  if (d->fault_step >= 0 && d->step - 1 >= d->fault_step && nin) {
+    d->fault_step = -1;
+    return nin - 1;
+  }
+  return nin;
+}
+
+/* To the neighbours, in device memory: the backend selects, groups, packs
+ * and removes the leavers; the host learns their counts and id sums, keeps
+ * those whose owner is no neighbour (pending), and NCCL carries the rest.
+ * Same records, same order as the host path. */
+static void migrate_on_device(thr_decomp *d, thr_backend *b) {
+  int nn = d->n_nbr;
+  thr_window boxes[63] = {{0, 0, 0, 0}};
+  size_t counts[64];
+  uint64_t sums[2 * 63], tally_out[3 * 63], tally_in[3 * 63];
+  for (int j = 0; j < nn; ++j) boxes[j] = d->part.rect[d->nbr[j]];
+  if (b->comm->exchange_select(b, THR_EXCHANGE_MIGRATE, d->rect, boxes, nn, counts, sums))
+    thr_decomp_backend_failed(d, b, "exchange_select");
+  size_t far = counts[nn], nout = 0;
+  for (int j = 0; j < nn; ++j) nout += counts[j];
+  if (far) {
+    thr_decomp_grow(d, (void **)&d->pending, &d->pending_cap, d->n_pending + far, sizeof *d->pending);
+    if (b->comm->exchange_copy_out(b, nout, far, d->pending + d->n_pending))
+      thr_decomp_backend_failed(d, b, "exchange_copy_out");
+    d->n_pending += far;
+  }
+  if (thr_plan_reset(&d->mig, nn, d->nbr)) thr_decomp_fatal(d, "out of memory (migration plan)");
+  thr_plan_set_send(&d->mig, counts);
+  for (int j = 0; j < nn; ++j) {
+    tally_out[3 * j + 1] = sums[2 * j];
+    tally_out[3 * j + 2] = sums[2 * j + 1];
+    d->id_sum -= sums[2 * j];
+    d->id_sq -= sums[2 * j + 1];
+  }
+  thr_plan_exchange_tallies(d->comm, &d->mig, tally_out, tally_in, thr_decomp_requests(d, 2 * (size_t)nn + 2));
+  size_t nin = d->mig.n_recv;
+  if (nout == 0 && nin == 0) {
+    if (far) account(d, 0, 0, far);
+    return;
+  }
+  for (int j = 0; j < nn; ++j) {
+    d->id_sum += tally_in[3 * j + 1];
+    d->id_sq += tally_in[3 * j + 2];
+  }
+  size_t rec = sizeof(thr_agent_rec);
+  void *send = b->comm->halo_buffer(b, 0, nout * rec + 1 + far * rec);
+  void *recv = b->comm->halo_buffer(b, 1, nin * rec + 1);
+  if (!send || !recv) thr_decomp_fatal(d, "out of device memory for %zu migrating agents", nin);
+  thr_halo_device_messages(d, b, &d->mig, send, recv, rec);
+  if (b->comm->exchange_receive(b, THR_EXCHANGE_MIGRATE, arrivals_kept(d, nin)))
+    thr_decomp_backend_failed(d, b, "exchange_receive");
+  account(d, nout, nin, far);
+}
+
 void thr_migrate(thr_decomp *d, thr_backend *b, int mode) {
+  if (mode == THR_MIGRATE_NEIGHBOURS && thr_halo_on_device(d, b, 63)) {
+    migrate_on_device(d, b);
+    return;
+  }
   size_t n = gather_leavers(d, b, mode);
   set_peers(d, mode);
   /* destinations; a leaver whose owner is no neighbour waits (pending) */
@@ -97,21 +172,9 @@ void thr_migrate(thr_decomp *d, thr_backend *b, int mode) {
                            THR_TAG_MIGRATE, req);
   MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
   for (size_t k = 0; k < nin; ++k) add_id(d, d->mig_recv[k].id, +1);
-  size_t nkeep = nin;
-  if (d->fault_step >= 0 && d->step - 1 >= d->fault_step && nin) {
-    /* THRONG_DECOMP_FAULT (tests only): behave like a backend that loses
-     * one arriving agent, which the conservation check must catch */
-    nkeep--;
-    d->fault_step = -1;
-  }
+  size_t nkeep = arrivals_kept(d, nin);
   if (nkeep && b->comm->append_owned(b, d->mig_recv, nkeep)) thr_decomp_backend_failed(d, b, "append_owned");
-  if (d->verbose)
-    fprintf(stderr, "throng: decomposition step %ld: rank %d migrated %zu agents out, %zu in%s\n", d->step - 1,
-            d->rank, nout, nin, far ? " (some wait for an all-ranks exchange)" : "");
-  d->expect += (long)nin - (long)nout;
-  d->step_sent += (long)nout;
-  d->step_recv += (long)nin;
-  d->cells_valid = 0;
+  account(d, nout, nin, far);
 }
 
 void thr_decomp_note_agents(thr_decomp *d, const uint32_t *removed, size_t n_removed, const uint32_t *added,

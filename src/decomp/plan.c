@@ -88,6 +88,16 @@ int thr_plan_build_by_peer(thr_comm_plan *p, size_t n, const int *dest) {
   return 0;
 }
 
+void thr_plan_set_send(thr_comm_plan *p, const size_t *send_count) {
+  size_t off = 0;
+  for (int j = 0; j < p->n_peers; ++j) {
+    p->send_count[j] = (int)send_count[j];
+    p->send_offset[j] = (int)off;
+    off += send_count[j];
+  }
+  p->n_send = off;
+}
+
 void thr_plan_set_recv(thr_comm_plan *p, const int *recv_count) {
   size_t off = 0;
   for (int j = 0; j < p->n_peers; ++j) {

@@ -47,6 +47,11 @@ int thr_plan_append_by_mask(thr_comm_plan *p, int first, int npeers, size_t n, c
  * order. Returns -1 when out of memory. */
 int thr_plan_build_by_peer(thr_comm_plan *p, size_t n, const int *dest);
 
+/* Items already packed in peer order elsewhere (the backend's memory):
+ * send_count[j] of them go to peer j; offsets follow in peer order and the
+ * export list stays empty. */
+void thr_plan_set_send(thr_comm_plan *p, const size_t *send_count);
+
 /* The receive side, once the counts are known: recv_count[j] items come
  * from peer j; offsets follow in peer order. */
 void thr_plan_set_recv(thr_comm_plan *p, const int *recv_count);

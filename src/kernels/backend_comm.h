@@ -26,7 +26,9 @@ typedef struct thr_backend_comm_ops {
   void (*id_checksum)(thr_backend *b, uint64_t *sum, uint64_t *sq);
 
   /* Migration. Remove the owned agents idx[0..n) (ascending) and write
-   * their records to recs[0..n) in that order; ghosts are dropped. */
+   * their records to recs[0..n) in that order; ghosts are dropped. The
+   * agents that stay at or above the new end fill, in order, the removed
+   * slots below it, in order (every backend alike). */
   int (*extract_owned)(thr_backend *b, const int *idx, size_t n, thr_agent_rec *recs);
   /* Append owned agents (ghosts are dropped). */
   int (*append_owned)(thr_backend *b, const thr_agent_rec *recs, size_t n);
@@ -70,6 +72,33 @@ typedef struct thr_backend_comm_ops {
    * before the copy is done: passes queued after it see the data, and the
    * next pack_halo waits for it. */
   void (*unpack_halo)(thr_backend *b, thr_field_mask mask, const void *buf);
+
+  /* ---- The once-per-step exchange in the backend's own memory (stream
+   * mode only; NULL where a backend has none, and the decomposition then
+   * uses the operations above). Records never reach the host: they are
+   * packed into halo buffer 0 and taken from halo buffer 1, and the host
+   * learns only how many go where. */
+  /* Owned agents whose cell lies outside `skip`, each once for every one of
+   * the nbox boxes holding its cell, packed into halo buffer 0 grouped by
+   * box (box order; storage order within a box). THR_EXCHANGE_GHOSTS (nbox
+   * <= 64): ghost records, and the same agents, in the same order, become
+   * the halo send list. THR_EXCHANGE_MIGRATE (disjoint boxes, nbox <= 63):
+   * full records, the agents in no box after the last box's, and every
+   * selected agent leaves the owned set (ghosts are dropped). Writes
+   * counts[0..nbox] (box j; [nbox] in no box: migration only) and, for
+   * migration, sums[2j], sums[2j+1]: sum and sum of squares of box j's ids.
+   * Waits for the counts, the only host waits of the exchange. */
+  int (*exchange_select)(thr_backend *b, int kind, thr_window skip, const thr_window *boxes, int nbox,
+                         size_t *counts, uint64_t *sums);
+  /* Records first..first+n of halo buffer 0 into host recs (migration: the
+   * agents in no box, which the decomposition keeps). */
+  int (*exchange_copy_out)(thr_backend *b, size_t first, size_t n, thr_agent_rec *recs);
+  /* The n records received in halo buffer 1 (after the work queued so far,
+   * the messages): THR_EXCHANGE_GHOSTS: they replace the ghosts;
+   * THR_EXCHANGE_MIGRATE: they are appended to the owned agents. */
+  int (*exchange_receive)(thr_backend *b, int kind, size_t n);
 } thr_backend_comm_ops;
+
+enum { THR_EXCHANGE_GHOSTS = 0, THR_EXCHANGE_MIGRATE = 1 };
 
 #endif

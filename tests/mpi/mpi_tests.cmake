@@ -74,10 +74,25 @@ throng_mpi_test(transport.bad-value 2 refuse ${CMAKE_SOURCE_DIR}/configs/paper/b
 throng_mpi_test(transport.nccl-refused 2 refuse ${CMAKE_SOURCE_DIR}/configs/paper/bottleneck-3600.yaml --ranks 2
                 --backend cpu --env THRONG_HALO_TRANSPORT=nccl --status any
                 --message "THRONG_HALO_TRANSPORT=nccl, but NCCL cannot carry the halo: the cpu backend")
-# NCCL carries the halo on 2 GPUs (one rank each): byte-identical to one
-# rank, agents migrating on most steps. Label gpu; skipped with fewer GPUs.
-add_test(NAME gpu.mpi.nccl-equal COMMAND ${THRONG_MPI_CHECK} equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1,2
-                                         --backend cuda --env THRONG_HALO_TRANSPORT=nccl --need-gpus 2
-                                         --expect-stderr "halo transport nccl" --min-migration-steps 100)
-set_tests_properties(gpu.mpi.nccl-equal PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 ENVIRONMENT "${THRONG_MPI_ENV}"
-                                                   PROCESSORS 2 TIMEOUT 600)
+# The same on GPUs, one rank each (label gpu; skipped, status 77, with fewer
+# GPUs than the test needs): NCCL carries the halo and the once-per-step
+# exchange stays in device memory (the backend's exchange_* operations).
+function(throng_gpu_mpi_test name gpus)
+  add_test(NAME gpu.mpi.${name} COMMAND ${THRONG_MPI_CHECK} ${ARGN} --backend cuda --need-gpus ${gpus}
+                                        --env THRONG_HALO_TRANSPORT=nccl)
+  set_tests_properties(gpu.mpi.${name} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77 ENVIRONMENT "${THRONG_MPI_ENV}"
+                                                  PROCESSORS ${gpus} TIMEOUT 600)
+endfunction()
+set(THRONG_ON_DEVICE "halo transport nccl.*migration and ghosts in device memory")
+# 2 GPUs: byte-identical to one rank, agents migrating on most steps.
+throng_gpu_mpi_test(nccl-equal 2 equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1,2 --expect-stderr ${THRONG_ON_DEVICE}
+                    --min-migration-steps 100)
+# 4 GPUs: the migration stress with re-partitions every 5 steps (those go
+# through the host), agents that jump past a neighbour (kept on the host,
+# then the all-ranks exchange), and a lost agent caught by the conservation
+# check although the host never sees the migrating records.
+throng_gpu_mpi_test(device-lanes 4 equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1,3,4 --expect-stderr ${THRONG_ON_DEVICE}
+                    --min-migration-steps 200 --min-repartitions 3)
+throng_gpu_mpi_test(device-far-jumps 4 equal ${THRONG_MPI_DATA}/far-jumps.yaml --ranks 1,4
+                    --expect-stderr "wait for an all-ranks exchange")
+throng_gpu_mpi_test(device-fault 3 fault ${THRONG_MPI_DATA}/lanes.yaml --ranks 3 --fault-step 100)

@@ -74,6 +74,26 @@ THR_TEST(receive_offsets_and_reuse) {
   thr_plan_free(&p);
 }
 
+/* Items packed elsewhere in peer order (the device exchange): the same
+ * counts and offsets as a plan built from the items, and no export list. */
+THR_TEST(set_send_matches_build_by_peer) {
+  thr_comm_plan a, b;
+  thr_plan_init(&a);
+  thr_plan_init(&b);
+  int ranks[3] = {1, 4, 7};
+  CHECK(thr_plan_reset(&a, 3, ranks) == 0);
+  CHECK(thr_plan_reset(&b, 3, ranks) == 0);
+  int dest[7] = {2, 0, -1, 2, 0, 2, 1};
+  CHECK(thr_plan_build_by_peer(&a, 7, dest) == 0);
+  size_t counts[3] = {2, 1, 3};
+  thr_plan_set_send(&b, counts);
+  CHECK(b.n_send == a.n_send && b.n_send == 6);
+  for (int j = 0; j < 3; ++j) CHECK(b.send_count[j] == a.send_count[j] && b.send_offset[j] == a.send_offset[j]);
+  CHECK(b.send_offset[2] == 3);
+  thr_plan_free(&a);
+  thr_plan_free(&b);
+}
+
 THR_TEST(peer_index) {
   thr_comm_plan p;
   thr_plan_init(&p);

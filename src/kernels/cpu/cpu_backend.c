@@ -716,19 +716,19 @@ static int cpu_extract_owned(thr_backend *b, const int *idx, size_t n, thr_agent
   s->parts.valid = 0;
   thr_agents *a = &s->a;
   for (size_t k = 0; k < n; ++k) thr_agent_load(a, (size_t)idx[k], &recs[k]);
-  /* close the gaps, keeping the order of the agents that stay */
-  size_t keep = 0, next = 0;
-  for (size_t i = 0; i < a->n_owned; ++i) {
-    if (next < n && (size_t)idx[next] == i) {
-      next++;
+  /* the agents that stay at or above `keep`, in order, fill the gaps below
+   * it, in order: O(n) moves, and the CUDA backend's rule
+   * (thr_cuda_remove_owned), so both keep the same storage order */
+  size_t keep = a->n_owned - n, hole = 0, listed = 0;
+  while (listed < n && (size_t)idx[listed] < keep) listed++;
+  for (size_t i = keep; i < a->n_owned; ++i) {
+    if (listed < n && (size_t)idx[listed] == i) {
+      listed++;
       continue;
     }
-    if (keep != i) {
-      thr_agent_rec r;
-      thr_agent_load(a, i, &r);
-      thr_agent_store(a, keep, &r);
-    }
-    keep++;
+    thr_agent_rec r;
+    thr_agent_load(a, i, &r);
+    thr_agent_store(a, (size_t)idx[hole++], &r);
   }
   a->n = a->n_owned = keep;
   s->index_fresh = 0;

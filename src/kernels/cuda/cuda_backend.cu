@@ -264,30 +264,19 @@ static int cuda_set_halo_send(thr_backend *b, const int *idx, size_t n) {
   return thr_cuda_set_halo_send(state(b), idx, n);
 }
 static void *cuda_halo_buffer(thr_backend *b, int which, size_t bytes) {
-  cuda_state *s = state(b);
-  if (s->device_halo) {
-    if (bytes > s->d_halo_cap[which]) {
-      CUDA_CHECK(cudaStreamSynchronize(s->stream));
-      if (s->comm_stream) CUDA_CHECK(cudaStreamSynchronize(s->comm_stream));
-      if (s->d_halo[which]) CUDA_CHECK(cudaFree(s->d_halo[which]));
-      s->d_halo_cap[which] = bytes + bytes / 2 + 4096;
-      if (cudaMalloc(&s->d_halo[which], s->d_halo_cap[which]) != cudaSuccess) {
-        s->d_halo[which] = NULL;
-        s->d_halo_cap[which] = 0;
-      }
-    }
-    return s->d_halo[which];
-  }
-  if (bytes > s->h_halo_cap[which]) {
-    CUDA_CHECK(cudaStreamSynchronize(s->stream));
-    if (s->h_halo[which]) CUDA_CHECK(cudaFreeHost(s->h_halo[which]));
-    s->h_halo_cap[which] = bytes + bytes / 2 + 4096;
-    if (cudaMallocHost(&s->h_halo[which], s->h_halo_cap[which]) != cudaSuccess) {
-      s->h_halo[which] = NULL;
-      s->h_halo_cap[which] = 0;
-    }
-  }
-  return s->h_halo[which];
+  return thr_cuda_halo_buffer(state(b), which, bytes);
+}
+static int cuda_exchange_select(thr_backend *b, int kind, thr_window skip, const thr_window *boxes, int nbox,
+                                size_t *counts, uint64_t *sums) {
+  nvtx_range r(kind == THR_EXCHANGE_MIGRATE ? "migrate_select" : "ghost_select");
+  return thr_cuda_exchange_select(state(b), kind, skip, boxes, nbox, counts, sums);
+}
+static int cuda_exchange_copy_out(thr_backend *b, size_t first, size_t n, thr_agent_rec *recs) {
+  return thr_cuda_exchange_copy_out(state(b), first, n, recs);
+}
+static int cuda_exchange_receive(thr_backend *b, int kind, size_t n) {
+  nvtx_range r(kind == THR_EXCHANGE_MIGRATE ? "migrate_in" : "set_ghosts");
+  return thr_cuda_exchange_receive(state(b), kind, n);
 }
 static void cuda_pack_halo(thr_backend *b, thr_field_mask mask, void *buf) {
   nvtx_range r("pack_halo");
@@ -304,7 +293,7 @@ static size_t cuda_memory_bytes(thr_backend *b) {
   cuda_state *s = state(b);
   return s->a.cap * thr_cuda_bytes_per_agent(s) + s->lists.rows * thr_lists_bytes_per_row() +
          3 * (s->ncell + 1) * sizeof(int) + s->obs_items * sizeof(int) + s->scan_tmp_bytes + s->stage_cap +
-         s->send_cap * sizeof(int);
+         s->send_cap * sizeof(int) + thr_cuda_exchange_bytes(s);
 }
 
 static void cuda_destroy(thr_backend *b) {
@@ -342,6 +331,7 @@ static void cuda_destroy(thr_backend *b) {
     if (s->d_halo[k]) cudaFree(s->d_halo[k]);
   }
   if (s->parts.list) cudaFree(s->parts.list);
+  thr_cuda_exchange_free(s);
   cudaStreamDestroy(s->stream);
   free(s);
   free(b);
@@ -397,6 +387,9 @@ static const thr_backend_comm_ops cuda_comm_ops = {
     .halo_buffer = cuda_halo_buffer,
     .pack_halo = cuda_pack_halo,
     .unpack_halo = cuda_unpack_halo,
+    .exchange_select = cuda_exchange_select,
+    .exchange_copy_out = cuda_exchange_copy_out,
+    .exchange_receive = cuda_exchange_receive,
 };
 
 extern "C" int thr_cuda_device_count(void) {

@@ -28,7 +28,7 @@ void thr_cuda_fail(const struct cuda_state *s, cudaError_t e, const char *what, 
   } while (0)
 #define CUDA_LAUNCHED(what) CUDA_CHECK(cudaGetLastError())
 
-enum { THR_CUDA_BLOCK = 256, THR_CUDA_WIDE_SIZES = 4 };
+enum { THR_CUDA_BLOCK = 256, THR_CUDA_WIDE_SIZES = 4, THR_CUDA_XCH_BUFS = 6 };
 static inline unsigned thr_blocks(size_t n) { return (unsigned)((n + THR_CUDA_BLOCK - 1) / THR_CUDA_BLOCK); }
 
 /* Congestion-aware routing on the device (cuda_route.cu): the setup's
@@ -134,6 +134,11 @@ typedef struct cuda_state {
   cudaEvent_t health_event[2];
   int health_posted[2], health_last, health_next;
 
+  /* the once-per-step exchange on the device: scratch arrays (grown on
+   * demand, cuda_exchange.cu) */
+  void *xch[THR_CUDA_XCH_BUFS];
+  size_t xch_cap[THR_CUDA_XCH_BUFS];
+
   /* decomposition: halo send list and staging */
   int *d_send_idx;
   size_t n_send, send_cap;
@@ -213,5 +218,21 @@ int thr_cuda_set_ghosts(cuda_state *s, const thr_ghost_rec *g, size_t n);
 int thr_cuda_set_halo_send(cuda_state *s, const int *idx, size_t n);
 void thr_cuda_pack_halo(cuda_state *s, thr_field_mask mask, void *buf);
 void thr_cuda_unpack_halo(cuda_state *s, thr_field_mask mask, const void *buf);
+/* Halo message buffer `which` (0 send, 1 receive) of at least `bytes`:
+ * device memory in device mode, else page-locked; NULL when out of memory. */
+void *thr_cuda_halo_buffer(cuda_state *s, int which, size_t bytes);
+int thr_cuda_append_device(cuda_state *s, const thr_agent_rec *d, size_t n);
+int thr_cuda_set_ghosts_device(cuda_state *s, const thr_ghost_rec *d, size_t n);
+
+/* The once-per-step exchange on the device (cuda_exchange.cu) */
+/* Remove the owned agents d_idx[0..n) (device list, ascending): the last
+ * owned agents that stay fill their slots, so only O(n) records move. */
+void thr_cuda_remove_owned(cuda_state *s, const int *d_idx, size_t n);
+int thr_cuda_exchange_select(cuda_state *s, int kind, thr_window skip, const thr_window *boxes, int nbox,
+                             size_t *counts, uint64_t *sums);
+int thr_cuda_exchange_copy_out(cuda_state *s, size_t first, size_t n, thr_agent_rec *recs);
+int thr_cuda_exchange_receive(cuda_state *s, int kind, size_t n);
+void thr_cuda_exchange_free(cuda_state *s);
+size_t thr_cuda_exchange_bytes(const cuda_state *s);
 
 #endif

@@ -3,7 +3,7 @@
  * payloads, per-pass halo fields), packed and unpacked on the device. */
 #include <cub/device/device_scan.cuh>
 
-#include "cuda_state.cuh"
+#include "cuda_select.cuh"
 
 /* Field f of n agents from the device array d (NULL: a field this run does
  * not store) into the host array h (NULL: one the host store does not keep). */
@@ -149,16 +149,6 @@ __global__ void k_unpack_recs(int n, int first, const thr_agent_rec *in, thr_age
   if (k < n) thr_agent_store(&a, (size_t)(first + k), &in[k]);
 }
 
-__global__ void k_fill_int(int n, int *a, int value) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) a[i] = value;
-}
-
-__global__ void k_clear_listed(int n, const int *idx, int *flag) {
-  int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k < n) flag[idx[k]] = 0;
-}
-
 /* out[i] = sum of in[0..i) for i < n (CUB, temporary storage kept). */
 void thr_cuda_exclusive_scan(cuda_state *s, const int *in, int *out, size_t n) {
   size_t bytes = 0;
@@ -172,14 +162,61 @@ void thr_cuda_exclusive_scan(cuda_state *s, const int *in, int *out, size_t n) {
   CUDA_CHECK(cub::DeviceScan::ExclusiveSum(s->d_scan_tmp, bytes, in, out, (int)n, s->stream));
 }
 
-__global__ void k_compact(int n, const int *keep, const int *pos, int *out) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n && keep[i]) out[pos[i]] = i;
+/* ---- removing owned agents ------------------------------------------------
+ * The last owned agents that stay fill the removed agents' slots, so a step
+ * moves O(migrants) records, not every owned agent. The storage order is
+ * not kept, and need not be: the neighbour index orders agents by (cell,
+ * id) and the next step's sort_owned restores the storage order. */
+
+/* flag[t]: does slot keep + t stay? Yes (this kernel) unless listed (the next). */
+__global__ void k_x_tail_keep(int m, int *flag) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < m) flag[t] = 1;
+}
+
+__global__ void k_x_tail_clear(int m, int keep, const int *idx, int *flag) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < m && idx[t] >= keep) flag[idx[t] - keep] = 0;
+}
+
+__global__ void k_x_movers(int m, int keep, const int *flag, const int *pos, int *movers) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t < m && flag[t]) movers[pos[t]] = keep + t;
+}
+
+/* The removed agents below `keep` are idx[0..h) (ascending), and exactly h
+ * agents that stay lie at or above it: the k-th of them fills the k-th
+ * hole. Reads and writes touch disjoint slots. */
+__global__ void k_x_fill_holes(int m, int keep, const int *idx, const int *movers, thr_agents a) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= m || idx[t] >= keep) return;
+  thr_agent_rec r;
+  thr_agent_load(&a, (size_t)movers[t], &r);
+  thr_agent_store(&a, (size_t)idx[t], &r);
+}
+
+void thr_cuda_remove_owned(cuda_state *s, const int *d_idx, size_t n) {
+  size_t owned = s->a.n_owned;
+  s->a.n = owned;
+  s->order_is_identity = 0;
+  s->parts.valid = 0;
+  if (!n) return;
+  int keep = (int)(owned - n), m = (int)n;
+  /* flags, their scan and the movers in the per-agent scratch arrays
+   * (free between sort_owned and build_index) */
+  int *flag = s->cell_of, *pos = s->slot, *movers = s->order;
+  k_x_tail_keep<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(m, flag);
+  k_x_tail_clear<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(m, keep, d_idx, flag);
+  CUDA_LAUNCHED("tail flags");
+  thr_cuda_exclusive_scan(s, flag, pos, n);
+  k_x_movers<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(m, keep, flag, pos, movers);
+  k_x_fill_holes<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(m, keep, d_idx, movers, s->a);
+  CUDA_LAUNCHED("fill holes");
+  s->a.n = s->a.n_owned = (size_t)keep;
 }
 
 int thr_cuda_extract_owned(cuda_state *s, const int *idx, size_t n, thr_agent_rec *recs) {
-  size_t owned = s->a.n_owned;
-  s->a.n = owned; /* ghosts dropped */
+  s->a.n = s->a.n_owned; /* ghosts dropped */
   s->order_is_identity = 0;
   s->parts.valid = 0;
   if (!n) return 0;
@@ -189,35 +226,31 @@ int thr_cuda_extract_owned(cuda_state *s, const int *idx, size_t n, thr_agent_re
   k_pack_recs<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, d_idx, s->a, d_recs);
   CUDA_LAUNCHED("pack_recs");
   CUDA_CHECK(cudaMemcpyAsync(recs, d_recs, n * sizeof(thr_agent_rec), cudaMemcpyDeviceToHost, s->stream));
-  /* keep the others, in order: flags in cell_of, their exclusive scan in
-   * slot, kept indices compacted into order */
-  k_fill_int<<<thr_blocks(owned), THR_CUDA_BLOCK, 0, s->stream>>>((int)owned, s->cell_of, 1);
-  k_clear_listed<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, d_idx, s->cell_of);
-  CUDA_LAUNCHED("keep flags");
-  thr_cuda_exclusive_scan(s, s->cell_of, s->slot, owned);
-  k_compact<<<thr_blocks(owned), THR_CUDA_BLOCK, 0, s->stream>>>((int)owned, s->cell_of, s->slot, s->order);
-  CUDA_LAUNCHED("compact");
+  thr_cuda_remove_owned(s, d_idx, n);
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
-  size_t keep = owned - n;
-  thr_cuda_gather_fields(s, s->order, keep);
-  s->a.n = s->a.n_owned = keep;
   return 0;
 }
 
-int thr_cuda_append_owned(cuda_state *s, const thr_agent_rec *recs, size_t n) {
+/* n records at d (device memory) appended to the owned agents. */
+int thr_cuda_append_device(cuda_state *s, const thr_agent_rec *d, size_t n) {
   size_t owned = s->a.n_owned;
   s->a.n = owned;
   s->order_is_identity = 0;
   s->parts.valid = 0;
   if (!n) return 0;
   if (thr_cuda_reserve(s, owned + n)) return -1; /* message in b->error */
-  thr_agent_rec *d = (thr_agent_rec *)thr_cuda_stage(s, n * sizeof(thr_agent_rec));
-  CUDA_CHECK(cudaMemcpyAsync(d, recs, n * sizeof(thr_agent_rec), cudaMemcpyHostToDevice, s->stream));
   k_unpack_recs<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, (int)owned, d, s->a);
   CUDA_LAUNCHED("unpack_recs");
-  CUDA_CHECK(cudaStreamSynchronize(s->stream));
   s->a.n = s->a.n_owned = owned + n;
   return 0;
+}
+
+int thr_cuda_append_owned(cuda_state *s, const thr_agent_rec *recs, size_t n) {
+  thr_agent_rec *d = n ? (thr_agent_rec *)thr_cuda_stage(s, n * sizeof(thr_agent_rec)) : NULL;
+  if (n) CUDA_CHECK(cudaMemcpyAsync(d, recs, n * sizeof(thr_agent_rec), cudaMemcpyHostToDevice, s->stream));
+  int rc = thr_cuda_append_device(s, d, n);
+  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  return rc;
 }
 
 __global__ void k_pack_ghosts(int n, const int *idx, thr_agents a, thr_ghost_rec *out) {
@@ -241,18 +274,24 @@ int thr_cuda_pack_ghosts(cuda_state *s, const int *idx, size_t n, thr_ghost_rec 
   return 0;
 }
 
-int thr_cuda_set_ghosts(cuda_state *s, const thr_ghost_rec *g, size_t n) {
+/* The ghosts become the n records at d (device memory). */
+int thr_cuda_set_ghosts_device(cuda_state *s, const thr_ghost_rec *d, size_t n) {
   size_t owned = s->a.n_owned;
   s->order_is_identity = 0;
   if (thr_cuda_reserve(s, owned + n + 1)) return -1;
   s->a.n = owned + n;
   if (!n) return 0;
-  thr_ghost_rec *d = (thr_ghost_rec *)thr_cuda_stage(s, n * sizeof(thr_ghost_rec));
-  CUDA_CHECK(cudaMemcpyAsync(d, g, n * sizeof(thr_ghost_rec), cudaMemcpyHostToDevice, s->stream));
   k_unpack_ghosts<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>((int)n, (int)owned, d, s->a);
   CUDA_LAUNCHED("unpack_ghosts");
-  CUDA_CHECK(cudaStreamSynchronize(s->stream));
   return 0;
+}
+
+int thr_cuda_set_ghosts(cuda_state *s, const thr_ghost_rec *g, size_t n) {
+  thr_ghost_rec *d = n ? (thr_ghost_rec *)thr_cuda_stage(s, n * sizeof(thr_ghost_rec)) : NULL;
+  if (n) CUDA_CHECK(cudaMemcpyAsync(d, g, n * sizeof(thr_ghost_rec), cudaMemcpyHostToDevice, s->stream));
+  int rc = thr_cuda_set_ghosts_device(s, d, n);
+  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  return rc;
 }
 
 int thr_cuda_set_halo_send(cuda_state *s, const int *idx, size_t n) {
@@ -264,6 +303,34 @@ int thr_cuda_set_halo_send(cuda_state *s, const int *idx, size_t n) {
   if (n) CUDA_CHECK(cudaMemcpyAsync(s->d_send_idx, idx, n * sizeof(int), cudaMemcpyHostToDevice, s->stream));
   s->n_send = n;
   return 0;
+}
+
+/* Message buffers: device memory for NCCL and a CUDA-aware MPI, else
+ * page-locked host memory. */
+void *thr_cuda_halo_buffer(cuda_state *s, int which, size_t bytes) {
+  if (s->device_halo) {
+    if (bytes > s->d_halo_cap[which]) {
+      CUDA_CHECK(cudaStreamSynchronize(s->stream));
+      if (s->comm_stream) CUDA_CHECK(cudaStreamSynchronize(s->comm_stream));
+      if (s->d_halo[which]) CUDA_CHECK(cudaFree(s->d_halo[which]));
+      s->d_halo_cap[which] = bytes + bytes / 2 + 4096;
+      if (cudaMalloc(&s->d_halo[which], s->d_halo_cap[which]) != cudaSuccess) {
+        s->d_halo[which] = NULL;
+        s->d_halo_cap[which] = 0;
+      }
+    }
+    return s->d_halo[which];
+  }
+  if (bytes > s->h_halo_cap[which]) {
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    if (s->h_halo[which]) CUDA_CHECK(cudaFreeHost(s->h_halo[which]));
+    s->h_halo_cap[which] = bytes + bytes / 2 + 4096;
+    if (cudaMallocHost(&s->h_halo[which], s->h_halo_cap[which]) != cudaSuccess) {
+      s->h_halo[which] = NULL;
+      s->h_halo_cap[which] = 0;
+    }
+  }
+  return s->h_halo[which];
 }
 
 /* Halo buffers hold the fields of the mask one after the other (field
@@ -304,27 +371,13 @@ void thr_cuda_unpack_halo(cuda_state *s, thr_field_mask mask, const void *buf) {
 
 /* ---- selections for the decomposition ------------------------------------- */
 
-typedef struct box_set {
-  thr_window w[64];
-} box_set;
-
-__global__ void k_outside_flags(int n, thr_grid_view g, const thr_vec2 *p, thr_window skip, int *flag) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  int gx = thr_cell_coord(p[i].x, g.ox, g.cell, g.gnx);
-  int gy = thr_cell_coord(p[i].y, g.oy, g.cell, g.gny);
-  flag[i] = !thr_window_contains(skip, gx, gy);
-}
-
 __global__ void k_outside_compact(int n, thr_grid_view g, const thr_vec2 *p, const int *flag, const int *pos,
-                                  box_set boxes, int nbox, int *idx, int2 *cells, unsigned long long *mask) {
+                                  thr_box_set boxes, int nbox, int *idx, int2 *cells, unsigned long long *mask) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n || !flag[i]) return;
   int gx = thr_cell_coord(p[i].x, g.ox, g.cell, g.gnx);
   int gy = thr_cell_coord(p[i].y, g.oy, g.cell, g.gny);
-  unsigned long long m = 0;
-  for (int k = 0; k < nbox; ++k)
-    if (thr_window_contains(boxes.w[k], gx, gy)) m |= 1ull << k;
+  unsigned long long m = thr_box_mask(boxes, nbox, gx, gy);
   int t = pos[i];
   idx[t] = i;
   cells[t] = make_int2(gx, gy);
@@ -335,9 +388,7 @@ size_t thr_cuda_select_outside(cuda_state *s, thr_window skip, const thr_window 
                                int32_t *cells, uint64_t *mask) {
   size_t n = s->a.n_owned;
   if (!n) return 0;
-  box_set bs;
-  memset(&bs, 0, sizeof bs);
-  for (int k = 0; k < nbox && k < 64; ++k) bs.w[k] = boxes[k];
+  thr_box_set bs = thr_box_set_of(boxes, nbox);
   /* staging: flags, positions, then the compacted idx, cells, masks */
   size_t al = (n * sizeof(int) + 255) & ~(size_t)255;
   char *st = (char *)thr_cuda_stage(s, 3 * al + 2 * ((n * 8 + 255) & ~(size_t)255));
