@@ -14,7 +14,8 @@
 #   big    BIG agents on every GPU (default 10^8), this tree;
 #   table  bench/perf_table.py GPU rows (gpu1, weak, strong) of both trees.
 # Usage: bench/gpu_exchange.sh BASE_DIR PHASE... ; PER_GPU ("2000000
-# 10000000") and BIG set the sizes. Needs .deps/ (libyaml). Logs in $OUT.
+# 10000000") and BIG set the sizes, BASE_COMMIT and THIS_COMMIT name the
+# trees in the table's rows. Needs .deps/ (libyaml). Logs in $OUT.
 set -uo pipefail
 base=${1:?usage: bench/gpu_exchange.sh BASE_DIR PHASE...}
 shift
@@ -24,6 +25,7 @@ mkdir -p "$out"
 source "$(dirname "$0")/gpu_deps.sh"
 export OMPI_MCA_rmaps_base_oversubscribe=1
 ngpu=$(nvidia-smi -L | wc -l)
+export THRONG_DEVICE_EXCHANGE=${THRONG_DEVICE_EXCHANGE:-1}
 mpi="mpirun --bind-to none -x LD_LIBRARY_PATH -x THRONG_DEVICE_EXCHANGE -x OMPI_MCA_rmaps_base_oversubscribe"
 jobs=$(( $(nproc) / 3 ))
 build() { # source dir, build dir, extra args
@@ -102,7 +104,8 @@ fi
 if [[ $phases == *" table "* ]]; then
   t0=$SECONDS
   for t in "$base" .; do
-    THRONG_COMMIT=${THRONG_COMMIT:-work}-$(basename "$t") python3 bench/perf_table.py --bench "$t/build-gpu/bin/throng-bench" \
+    c=${THIS_COMMIT:-this}; [ "$t" = . ] || c=${BASE_COMMIT:-base}
+    THRONG_COMMIT=$c python3 bench/perf_table.py --bench "$t/build-gpu/bin/throng-bench" \
       --only gpu1,weak,strong --table "$out/perf-runs.csv" 2>&1 | tail -12
   done
   echo "table: $((SECONDS - t0)) s"

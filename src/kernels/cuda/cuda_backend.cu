@@ -293,7 +293,7 @@ static size_t cuda_memory_bytes(thr_backend *b) {
   cuda_state *s = state(b);
   return s->a.cap * thr_cuda_bytes_per_agent(s) + s->lists.rows * thr_lists_bytes_per_row() +
          3 * (s->ncell + 1) * sizeof(int) + s->obs_items * sizeof(int) + s->scan_tmp_bytes + s->stage_cap +
-         s->send_cap * sizeof(int) + thr_cuda_exchange_bytes(s);
+         s->send_cap * sizeof(int) + thr_cuda_exchange_bytes(s) + s->fused_cap;
 }
 
 static void cuda_destroy(thr_backend *b) {

@@ -1,6 +1,7 @@
 /* Device memory of the CUDA backend: agent arrays (every field of the field
  * list, grown on demand), staging buffers, and moving fields by index. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_state.cuh"
@@ -97,6 +98,9 @@ out_of_memory:
 }
 
 void thr_cuda_free_agents(cuda_state *s) {
+  if (s->d_fused) cudaFree(s->d_fused);
+  s->d_fused = NULL;
+  s->fused_cap = 0;
   for (int f = 0; f < THR_F_COUNT; ++f) cudaFree(*thr_agents_field(&s->a, f, NULL));
   for (int k = 0; k < s->n_scratch; ++k) {
     size_t elem;
@@ -168,8 +172,66 @@ void thr_cuda_gather(cuda_state *s, void *dst, const void *src, const int *idx, 
  * the run stores (thr_fields_absent: gathering the 3D fields of a 2D run,
  * all 0, was 1.5 % of a 2D step at 10^7 agents).
  * The gathered array swaps places with the scratch array of its size. */
+/* Small crowds: every field in two launches (into a staging copy, then
+ * back), not one launch per field; below this many agents the step time is
+ * bounded by launches, not bytes. Pure data movement: the same bits. */
+enum { THR_FUSED_GATHER_MAX = 1 << 17 };
+typedef struct fused_fields {
+  uint32_t *ptr[THR_F_COUNT];
+  int words[THR_F_COUNT];
+  int nf;
+} fused_fields;
+
+__global__ void k_gather_all(fused_fields t, const int *perm, int n, uint32_t *stage) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  size_t src = (size_t)perm[k], off = 0;
+  for (int f = 0; f < t.nf; ++f) {
+    int w = t.words[f];
+    for (int j = 0; j < w; ++j) stage[off + (size_t)k * w + j] = t.ptr[f][src * w + j];
+    off += (size_t)n * w;
+  }
+}
+
+__global__ void k_copy_back(fused_fields t, int n, const uint32_t *stage) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  size_t off = 0;
+  for (int f = 0; f < t.nf; ++f) {
+    int w = t.words[f];
+    for (int j = 0; j < w; ++j) t.ptr[f][(size_t)k * w + j] = stage[off + (size_t)k * w + j];
+    off += (size_t)n * w;
+  }
+}
+
+static void gather_fields_fused(cuda_state *s, const int *d_perm, size_t n) {
+  fused_fields t;
+  memset(&t, 0, sizeof t);
+  size_t words = 0;
+  for (int f = 0; f < THR_F_COUNT; ++f) {
+    if (!thr_field_table[f].state || (s->a.absent & ((thr_field_mask)1 << f))) continue;
+    size_t elem;
+    t.ptr[t.nf] = *(uint32_t **)thr_agents_field(&s->a, f, &elem);
+    t.words[t.nf++] = (int)(elem / 4);
+    words += elem / 4;
+  }
+  if (words * n * 4 > s->fused_cap) {
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    if (s->d_fused) CUDA_CHECK(cudaFree(s->d_fused));
+    s->fused_cap = words * (n + n / 4) * 4;
+    CUDA_CHECK(cudaMalloc(&s->d_fused, s->fused_cap));
+  }
+  k_gather_all<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(t, d_perm, (int)n, (uint32_t *)s->d_fused);
+  k_copy_back<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(t, (int)n, (const uint32_t *)s->d_fused);
+  CUDA_LAUNCHED("gather_all");
+}
+
 void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n) {
   if (n == 0) return;
+  if (n <= THR_FUSED_GATHER_MAX && !getenv("THRONG_CUDA_PER_FIELD_GATHER")) {
+    gather_fields_fused(s, d_perm, n);
+    return;
+  }
   for (int f = 0; f < THR_F_COUNT; ++f) {
     if (!thr_field_table[f].state) continue;
     if (s->a.absent & ((thr_field_mask)1 << f)) continue;

@@ -85,6 +85,8 @@ typedef struct cuda_state {
   void *wide_scratch[THR_CUDA_WIDE_SIZES];
   size_t wide_elem[THR_CUDA_WIDE_SIZES];
   int n_scratch; /* per-agent arrays besides the fields (cuda_memory.cu) */
+  void *d_fused;  /* small crowds: staging of the one-launch field gather */
+  size_t fused_cap;
   int order_is_identity; /* owned sorted, no ghosts: order[k] == k */
 
   /* the step's neighbour lists, built at the first solver pass of each
