@@ -14,7 +14,7 @@
 #   big    BIG agents on every GPU (default 10^8), this tree;
 #   table  bench/perf_table.py GPU rows (gpu1, weak, strong) of both trees.
 # Usage: bench/gpu_exchange.sh BASE_DIR PHASE... ; PER_GPU ("2000000
-# 10000000") and BIG set the sizes, BASE_COMMIT and THIS_COMMIT name the
+# 10000000") and BIG set the sizes, THRONG_HALO_TRANSPORT (auto) the transport, BASE_COMMIT and THIS_COMMIT name the
 # trees in the table's rows. Needs .deps/ (libyaml). Logs in $OUT.
 set -uo pipefail
 base=${1:?usage: bench/gpu_exchange.sh BASE_DIR PHASE...}
@@ -25,8 +25,8 @@ mkdir -p "$out"
 source "$(dirname "$0")/gpu_deps.sh"
 export OMPI_MCA_rmaps_base_oversubscribe=1
 ngpu=$(nvidia-smi -L | wc -l)
-export THRONG_DEVICE_EXCHANGE=${THRONG_DEVICE_EXCHANGE:-1}
-mpi="mpirun --bind-to none -x LD_LIBRARY_PATH -x THRONG_DEVICE_EXCHANGE -x OMPI_MCA_rmaps_base_oversubscribe"
+export THRONG_DEVICE_EXCHANGE=${THRONG_DEVICE_EXCHANGE:-1} THRONG_HALO_TRANSPORT=${THRONG_HALO_TRANSPORT:-auto}
+mpi="mpirun --bind-to none -x LD_LIBRARY_PATH -x THRONG_DEVICE_EXCHANGE -x THRONG_HALO_TRANSPORT -x OMPI_MCA_rmaps_base_oversubscribe"
 jobs=$(( $(nproc) / 3 ))
 build() { # source dir, build dir, extra args
   local src=$1 dir=$2; shift 2

@@ -75,8 +75,6 @@ static int choose_nccl(thr_decomp *d, thr_backend *b) {
     d->nccl = thr_nccl_open(d->comm, getenv("THRONG_NCCL_LIBRARY"), why, sizeof why);
   if (d->nccl) {
     d->device_halo = 1;
-    const char *dx = getenv("THRONG_DEVICE_EXCHANGE");
-    d->device_exchange = b->comm->exchange_select && !(dx && *dx && atoi(dx) == 0);
     snprintf(d->transport_name, sizeof d->transport_name, "nccl (%s)", thr_nccl_name(d->nccl));
     return 1;
   }
@@ -87,9 +85,18 @@ static int choose_nccl(thr_decomp *d, thr_backend *b) {
   return 0;
 }
 
+/* Does the backend pack the once-per-step exchange itself (decision 0018)?
+ * THRONG_DEVICE_EXCHANGE=0 keeps it on the host path. */
+static int backend_packs_exchange(const thr_backend *b) {
+  const char *dx = getenv("THRONG_DEVICE_EXCHANGE");
+  return b->comm->exchange_select && !(dx && *dx && atoi(dx) == 0);
+}
+
 /* Once: NCCL (decision 0007), else device-memory halo buffers when MPI and
  * the backend both can, on every rank or on none. */
 static void choose_halo_memory(thr_decomp *d, thr_backend *b) {
+  d->device_exchange = backend_packs_exchange(b);
+  MPI_Allreduce(MPI_IN_PLACE, &d->device_exchange, 1, MPI_INT, MPI_MIN, d->comm);
   if (d->transport != THR_TRANSPORT_MPI && choose_nccl(d, b)) {
     /* the split into interior and boundary parts cost more than running
      * the interior beside the NCCL messages saved (2 x H100, 2e6 agents
@@ -109,7 +116,10 @@ static void choose_halo_memory(thr_decomp *d, thr_backend *b) {
   d->device_halo = got;
   snprintf(d->transport_name, sizeof d->transport_name, "mpi, %s buffers", got ? "device" : "host");
   if (d->verbose && d->rank == 0)
-    fprintf(stderr, "throng: halo buffers in %s memory\n", got ? "device" : "host");
+    fprintf(stderr, "throng: halo buffers in %s memory, migration and ghosts %s\n", got ? "device" : "host",
+            !d->device_exchange ? "through the host"
+            : got               ? "in device memory"
+                                : "packed on the device, one copy each way");
 }
 
 static int make_type(size_t bytes, MPI_Datatype *t) {

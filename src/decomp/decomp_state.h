@@ -104,7 +104,7 @@ struct thr_decomp {
   int transport;   /* THR_TRANSPORT_* asked for (THRONG_HALO_TRANSPORT) */
   int overlap;     /* split passes into interior and boundary parts (THRONG_HALO_OVERLAP) */
   struct thr_nccl *nccl; /* the NCCL transport, when in use */
-  int device_exchange;   /* migration and ghosts stay in device memory (NCCL; THRONG_DEVICE_EXCHANGE=0: not) */
+  int device_exchange;   /* the backend packs migration and ghosts (decision 0018; THRONG_DEVICE_EXCHANGE=0: not) */
   char transport_name[48]; /* what the forwards use (thr_decomp_halo_transport) */
 
   /* balance log */

@@ -31,12 +31,18 @@ static void build_plan(thr_decomp *d, thr_backend *b, thr_window interior) {
   }
 }
 
-int thr_halo_on_device(const thr_decomp *d, const thr_backend *b, int boxes) {
+int thr_halo_backend_packs(const thr_decomp *d, const thr_backend *b, int boxes) {
   return d->device_exchange && b->comm->exchange_select && d->n_nbr <= boxes;
 }
 
-void thr_halo_device_messages(thr_decomp *d, thr_backend *b, const thr_comm_plan *p, const void *send, void *recv,
-                              size_t elem) {
+void thr_halo_exchange_records(thr_decomp *d, thr_backend *b, const thr_comm_plan *p, const void *send, void *recv,
+                               MPI_Datatype type, size_t elem, int tag) {
+  if (!d->nccl) {
+    MPI_Request *req = thr_decomp_requests(d, 2 * (size_t)p->n_peers + 2);
+    int nreq = thr_plan_post(d->comm, p, send, recv, type, elem, tag, req);
+    MPI_Waitall(nreq, req, MPI_STATUSES_IGNORE);
+    return;
+  }
   void *stream = b->comm->halo_stream_begin(b);
   thr_nccl_begin(d->nccl);
   thr_nccl_post(d->nccl, p, send, recv, elem, stream);
@@ -64,8 +70,9 @@ static void ghosts_through_host(thr_decomp *d, thr_backend *b, thr_window interi
 }
 
 /* The device path: the backend selects and packs the ghost records and
- * keeps the send list; NCCL carries the records; only counts cross the
- * host. Same plan, same order as the host path. */
+ * keeps the send list; NCCL or MPI carries the records; only counts cross
+ * the host (and, with host message buffers, the packed records). Same
+ * plan, same order as the host path. */
 static void ghosts_on_device(thr_decomp *d, thr_backend *b, thr_window interior) {
   size_t counts[64];
   if (b->comm->exchange_select(b, THR_EXCHANGE_GHOSTS, interior, d->nbr_send, d->n_nbr, counts, NULL))
@@ -78,14 +85,14 @@ static void ghosts_on_device(thr_decomp *d, thr_backend *b, thr_window interior)
   size_t rec = sizeof(thr_ghost_rec);
   void *send = b->comm->halo_buffer(b, 0, p->n_send * rec + 1);
   void *recv = b->comm->halo_buffer(b, 1, p->n_recv * rec + 1);
-  if (!send || !recv) thr_decomp_fatal(d, "out of device memory for %zu ghost records", p->n_recv);
-  thr_halo_device_messages(d, b, p, send, recv, rec);
+  if (!send || !recv) thr_decomp_fatal(d, "out of memory for %zu ghost records", p->n_recv);
+  thr_halo_exchange_records(d, b, p, send, recv, d->t_ghost, rec, THR_TAG_GHOST);
   if (b->comm->exchange_receive(b, THR_EXCHANGE_GHOSTS, p->n_recv)) thr_decomp_backend_failed(d, b, "exchange_receive");
 }
 
 void thr_halo_plan(thr_decomp *d, thr_backend *b) {
   thr_window interior = interior_of(d);
-  if (thr_halo_on_device(d, b, 64))
+  if (thr_halo_backend_packs(d, b, 64))
     ghosts_on_device(d, b, interior);
   else
     ghosts_through_host(d, b, interior);

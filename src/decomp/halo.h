@@ -12,13 +12,14 @@
  * neighbours. */
 void thr_halo_plan(thr_decomp *d, thr_backend *b);
 
-/* Does the once-per-step exchange stay in the backend's memory (NCCL, a
- * backend with exchange_* operations, at most `boxes` neighbours boxes)? */
-int thr_halo_on_device(const thr_decomp *d, const thr_backend *b, int boxes);
-/* The messages of plan p (items of elem bytes) from device buffer send to
- * recv over NCCL, queued on the backend's message stream after the work
- * queued so far; work queued later waits for them. */
-void thr_halo_device_messages(thr_decomp *d, thr_backend *b, const thr_comm_plan *p, const void *send, void *recv,
-                              size_t elem);
+/* Does the backend pack the once-per-step exchange (exchange_* operations,
+ * at most `boxes` neighbour boxes)? */
+int thr_halo_backend_packs(const thr_decomp *d, const thr_backend *b, int boxes);
+/* The messages of plan p (items of elem bytes, MPI type `type`, tag `tag`)
+ * from the backend's halo buffer `send` to `recv`: over NCCL, queued on the
+ * backend's message stream after the work queued so far (work queued later
+ * waits for them); else over MPI, returning when they have arrived. */
+void thr_halo_exchange_records(thr_decomp *d, thr_backend *b, const thr_comm_plan *p, const void *send, void *recv,
+                               MPI_Datatype type, size_t elem, int tag);
 
 #endif

@@ -80,10 +80,10 @@ static size_t arrivals_kept(thr_decomp *d, size_t nin) {
   return nin;
 }
 
-/* To the neighbours, in device memory: the backend selects, groups, packs
- * and removes the leavers; the host learns their counts and id sums, keeps
- * those whose owner is no neighbour (pending), and NCCL carries the rest.
- * Same records, same order as the host path. */
+/* To the neighbours, packed by the backend: it selects, groups, packs and
+ * removes the leavers; the host learns their counts and id sums, keeps
+ * those whose owner is no neighbour (pending), and NCCL or MPI carries the
+ * rest. Same records, same order as the host path. */
 static void migrate_on_device(thr_decomp *d, thr_backend *b) {
   int nn = d->n_nbr;
   thr_window boxes[63] = {{0, 0, 0, 0}};
@@ -121,15 +121,15 @@ static void migrate_on_device(thr_decomp *d, thr_backend *b) {
   size_t rec = sizeof(thr_agent_rec);
   void *send = b->comm->halo_buffer(b, 0, nout * rec + 1 + far * rec);
   void *recv = b->comm->halo_buffer(b, 1, nin * rec + 1);
-  if (!send || !recv) thr_decomp_fatal(d, "out of device memory for %zu migrating agents", nin);
-  thr_halo_device_messages(d, b, &d->mig, send, recv, rec);
+  if (!send || !recv) thr_decomp_fatal(d, "out of memory for %zu migrating agents", nin);
+  thr_halo_exchange_records(d, b, &d->mig, send, recv, d->t_agent, rec, THR_TAG_MIGRATE);
   if (b->comm->exchange_receive(b, THR_EXCHANGE_MIGRATE, arrivals_kept(d, nin)))
     thr_decomp_backend_failed(d, b, "exchange_receive");
   account(d, nout, nin, far);
 }
 
 void thr_migrate(thr_decomp *d, thr_backend *b, int mode) {
-  if (mode == THR_MIGRATE_NEIGHBOURS && thr_halo_on_device(d, b, 63)) {
+  if (mode == THR_MIGRATE_NEIGHBOURS && thr_halo_backend_packs(d, b, 63)) {
     migrate_on_device(d, b);
     return;
   }

@@ -73,11 +73,13 @@ typedef struct thr_backend_comm_ops {
    * next pack_halo waits for it. */
   void (*unpack_halo)(thr_backend *b, thr_field_mask mask, const void *buf);
 
-  /* ---- The once-per-step exchange in the backend's own memory (stream
-   * mode only; NULL where a backend has none, and the decomposition then
-   * uses the operations above). Records never reach the host: they are
-   * packed into halo buffer 0 and taken from halo buffer 1, and the host
-   * learns only how many go where. */
+  /* ---- The once-per-step exchange packed by the backend (NULL where a
+   * backend has none, and the decomposition then uses the operations
+   * above). Records are packed into halo buffer 0 and taken from halo
+   * buffer 1: in device mode they never reach the host, else they cross
+   * once each way in one copy; the host learns only how many go where.
+   * Outside stream mode both operations wait for the backend, so that MPI
+   * may send and then reuse the buffers. */
   /* Owned agents whose cell lies outside `skip`, each once for every one of
    * the nbox boxes holding its cell, packed into halo buffer 0 grouped by
    * box (box order; storage order within a box). THR_EXCHANGE_GHOSTS (nbox

@@ -96,3 +96,12 @@ throng_gpu_mpi_test(device-lanes 4 equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1
 throng_gpu_mpi_test(device-far-jumps 4 equal ${THRONG_MPI_DATA}/far-jumps.yaml --ranks 1,4
                     --expect-stderr "wait for an all-ranks exchange")
 throng_gpu_mpi_test(device-fault 3 fault ${THRONG_MPI_DATA}/lanes.yaml --ranks 3 --fault-step 100)
+# MPI through host buffers (this GPU machine's Open MPI is not CUDA-aware):
+# the backend still selects and packs, and the packed records cross once
+# each way; ranks may share a GPU. Re-partitions every 5 steps.
+add_test(NAME gpu.mpi.packed-host-mpi COMMAND ${THRONG_MPI_CHECK} equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1,3
+                                              --backend cuda --need-gpus 1 --env THRONG_HALO_TRANSPORT=mpi
+                                              --expect-stderr "packed on the device, one copy each way"
+                                              --min-migration-steps 200 --min-repartitions 3)
+set_tests_properties(gpu.mpi.packed-host-mpi PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                                                        ENVIRONMENT "${THRONG_MPI_ENV}" PROCESSORS 3 TIMEOUT 600)

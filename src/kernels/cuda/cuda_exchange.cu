@@ -2,7 +2,9 @@
  * exchange_*): migrating agents and ghost records are selected, grouped by
  * destination and packed into the message buffer by kernels, and the host
  * learns only the counts (two waits per selection: how many candidates,
- * then how many go where). */
+ * then how many go where). With device message buffers (NCCL, a
+ * CUDA-aware MPI) the records stay on the device; with host buffers they
+ * cross once each way, packed, in one copy. */
 #include <cub/device/device_scan.cuh>
 
 #include "cuda_select.cuh"
@@ -28,7 +30,7 @@ struct box_offsets {
 };
 
 /* Scratch array k of at least `bytes`. */
-enum { X_IDX, X_MASK, X_CNT, X_PRE, X_SMALL, X_TMP };
+enum { X_IDX, X_MASK, X_CNT, X_PRE, X_SMALL, X_TMP, X_SEND, X_RECV };
 enum { SMALL_BYTES = (64 + 2 * 63) * sizeof(unsigned long long) };
 static void *xbuf(cuda_state *s, int k, size_t bytes) {
   if (bytes > s->xch_cap[k]) {
@@ -206,30 +208,40 @@ int thr_cuda_exchange_select(cuda_state *s, int kind, thr_window skip, const thr
   const int *idx = (const int *)s->xch[X_IDX];
   const unsigned long long *mask = (const unsigned long long *)s->xch[X_MASK];
   size_t rec = migrate ? sizeof(thr_agent_rec) : sizeof(thr_ghost_rec);
-  void *buf = thr_cuda_halo_buffer(s, 0, total * rec + 1);
-  if (!buf) return thr_backend_error(s->self, "out of device memory for %zu message records", total);
+  void *msg = thr_cuda_halo_buffer(s, 0, total * rec + 1);
+  /* host message buffers: pack on the device, then one copy */
+  void *buf = s->device_halo ? msg : xbuf(s, X_SEND, total * rec + 1);
+  if (!msg) return thr_backend_error(s->self, "out of memory for %zu message records", total);
   if (migrate) {
     k_x_pack_recs<<<thr_blocks(m), THR_CUDA_BLOCK, 0, s->stream>>>((int)m, nb, idx, mask, pre, o, s->a,
                                                                     (thr_agent_rec *)buf);
     CUDA_LAUNCHED("x_pack_recs");
     thr_cuda_remove_owned(s, idx, m); /* every candidate leaves */
-    return 0;
   }
-  if (total > s->send_cap) {
-    CUDA_CHECK(cudaStreamSynchronize(s->stream));
-    if (s->d_send_idx) CUDA_CHECK(cudaFree(s->d_send_idx));
-    s->send_cap = total + total / 2 + 64;
-    CUDA_CHECK(cudaMalloc(&s->d_send_idx, s->send_cap * sizeof(int)));
+  if (!migrate) {
+    if (total > s->send_cap) {
+      CUDA_CHECK(cudaStreamSynchronize(s->stream));
+      if (s->d_send_idx) CUDA_CHECK(cudaFree(s->d_send_idx));
+      s->send_cap = total + total / 2 + 64;
+      CUDA_CHECK(cudaMalloc(&s->d_send_idx, s->send_cap * sizeof(int)));
+    }
+    k_x_pack_ghosts<<<thr_blocks(m), THR_CUDA_BLOCK, 0, s->stream>>>((int)m, nb, idx, mask, pre, o, s->a,
+                                                                      (thr_ghost_rec *)buf, s->d_send_idx);
+    CUDA_LAUNCHED("x_pack_ghosts");
+    s->n_send = total;
   }
-  k_x_pack_ghosts<<<thr_blocks(m), THR_CUDA_BLOCK, 0, s->stream>>>((int)m, nb, idx, mask, pre, o, s->a,
-                                                                    (thr_ghost_rec *)buf, s->d_send_idx);
-  CUDA_LAUNCHED("x_pack_ghosts");
-  s->n_send = total;
+  if (!s->device_halo) CUDA_CHECK(cudaMemcpyAsync(msg, buf, total * rec, cudaMemcpyDeviceToHost, s->stream));
+  /* MPI (not stream-ordered, unlike NCCL) sends the buffer next */
+  if (!s->stream_halo) CUDA_CHECK(cudaStreamSynchronize(s->stream));
   return 0;
 }
 
 int thr_cuda_exchange_copy_out(cuda_state *s, size_t first, size_t n, thr_agent_rec *recs) {
   if (!n) return 0;
+  if (!s->device_halo) { /* already on the host, packed */
+    memcpy(recs, (const thr_agent_rec *)s->h_halo[0] + first, n * sizeof *recs);
+    return 0;
+  }
   const thr_agent_rec *d = (const thr_agent_rec *)s->d_halo[0];
   CUDA_CHECK(cudaMemcpyAsync(recs, d + first, n * sizeof *recs, cudaMemcpyDeviceToHost, s->stream));
   CUDA_CHECK(cudaStreamSynchronize(s->stream));
@@ -237,6 +249,16 @@ int thr_cuda_exchange_copy_out(cuda_state *s, size_t first, size_t n, thr_agent_
 }
 
 int thr_cuda_exchange_receive(cuda_state *s, int kind, size_t n) {
-  if (kind == THR_EXCHANGE_MIGRATE) return thr_cuda_append_device(s, (const thr_agent_rec *)s->d_halo[1], n);
-  return thr_cuda_set_ghosts_device(s, (const thr_ghost_rec *)s->d_halo[1], n);
+  size_t rec = kind == THR_EXCHANGE_MIGRATE ? sizeof(thr_agent_rec) : sizeof(thr_ghost_rec);
+  const void *d = s->d_halo[1];
+  if (!s->device_halo) { /* one copy up */
+    void *up = n ? xbuf(s, X_RECV, n * rec) : NULL;
+    if (n) CUDA_CHECK(cudaMemcpyAsync(up, s->h_halo[1], n * rec, cudaMemcpyHostToDevice, s->stream));
+    d = up;
+  }
+  int rc = kind == THR_EXCHANGE_MIGRATE ? thr_cuda_append_device(s, (const thr_agent_rec *)d, n)
+                                        : thr_cuda_set_ghosts_device(s, (const thr_ghost_rec *)d, n);
+  /* MPI may write the receive buffer again before the stream would wait */
+  if (!s->stream_halo) CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  return rc;
 }

@@ -28,7 +28,7 @@ void thr_cuda_fail(const struct cuda_state *s, cudaError_t e, const char *what, 
   } while (0)
 #define CUDA_LAUNCHED(what) CUDA_CHECK(cudaGetLastError())
 
-enum { THR_CUDA_BLOCK = 256, THR_CUDA_WIDE_SIZES = 4, THR_CUDA_XCH_BUFS = 6 };
+enum { THR_CUDA_BLOCK = 256, THR_CUDA_WIDE_SIZES = 4, THR_CUDA_XCH_BUFS = 8 };
 static inline unsigned thr_blocks(size_t n) { return (unsigned)((n + THR_CUDA_BLOCK - 1) / THR_CUDA_BLOCK); }
 
 /* Congestion-aware routing on the device (cuda_route.cu): the setup's
