@@ -46,7 +46,7 @@ if [[ $phases == *" check "* ]]; then
   t0=$SECONDS
   cfg=configs/paper/bottleneck-3600.yaml
   $bin/throng run $cfg --steps 300 --backend cuda --no-output --quiet --final-state "$out/b1.csv"
-  for n in 2 "$ngpu"; do
+  for n in $(printf "%s\n" 2 "$ngpu" | sort -un); do
     for dx in 1 0; do
       THRONG_DEVICE_EXCHANGE=$dx THRONG_DECOMP_VERBOSE=1 $mpi -n "$n" $bin/throng run $cfg --steps 300 --backend cuda \
         --no-output --quiet --final-state "$out/b$n-$dx.csv" 2>"$out/b$n-$dx.err"
