@@ -28,12 +28,7 @@ ngpu=$(nvidia-smi -L | wc -l)
 export THRONG_DEVICE_EXCHANGE=${THRONG_DEVICE_EXCHANGE:-1} THRONG_HALO_TRANSPORT=${THRONG_HALO_TRANSPORT:-auto}
 mpi="mpirun --bind-to none -x LD_LIBRARY_PATH -x THRONG_DEVICE_EXCHANGE -x THRONG_HALO_TRANSPORT -x OMPI_MCA_rmaps_base_oversubscribe"
 jobs=$(( $(nproc) / 3 ))
-build() { # source dir, build dir, extra args
-  local src=$1 dir=$2; shift 2
-  [ -x "$src/$dir/bin/throng-bench" ] && return 0
-  cmake -S "$src" -B "$src/$dir" -G Ninja -DTHRONG_CUDA=ON -DTHRONG_HDF5=OFF "$@" >"$out/cfg-${src//\//_}-$dir.log" 2>&1 &&
-    cmake --build "$src/$dir" -j "$jobs" >"$out/build-${src//\//_}-$dir.log" 2>&1
-}
+build() { gpu_build "$1" "$2" $jobs "${@:3}"; } # source dir, build dir, extra CMake args
 t0=$SECONDS
 build . build-gpu &
 [[ $phases == *" check "* || $phases == *" gputests "* ]] && build . build-strict -DTHRONG_STRICT_FP=ON &

@@ -11,12 +11,7 @@ out=${OUT:-$PWD/gpu-out}
 mkdir -p "$out"
 source "$(dirname "$0")/gpu_deps.sh"
 jobs=$(( $(nproc) / 3 ))
-build() { # source dir, build dir, extra args
-  local src=$1 dir=$2; shift 2
-  [ -x "$src/$dir/bin/throng-bench" ] && return 0
-  cmake -S "$src" -B "$src/$dir" -G Ninja -DTHRONG_CUDA=ON -DTHRONG_HDF5=OFF "$@" >"$out/cfg-${src//\//_}-$dir.log" 2>&1 &&
-    cmake --build "$src/$dir" -j "$jobs" >"$out/build-${src//\//_}-$dir.log" 2>&1
-}
+build() { gpu_build "$1" "$2" $jobs "${@:3}"; } # source dir, build dir, extra CMake args
 build . build-gpu & build "$base" build-gpu &
 [ "${2:-}" = gputests ] && build . build-strict -DTHRONG_STRICT_FP=ON &
 wait

@@ -245,11 +245,17 @@ int thr_cuda_append_device(cuda_state *s, const thr_agent_rec *d, size_t n) {
   return 0;
 }
 
+/* bytes from host memory into device staging (NULL for none) */
+static const void *upload(cuda_state *s, const void *host, size_t bytes) {
+  if (!bytes) return NULL;
+  void *d = thr_cuda_stage(s, bytes);
+  CUDA_CHECK(cudaMemcpyAsync(d, host, bytes, cudaMemcpyHostToDevice, s->stream));
+  return d;
+}
+
 int thr_cuda_append_owned(cuda_state *s, const thr_agent_rec *recs, size_t n) {
-  thr_agent_rec *d = n ? (thr_agent_rec *)thr_cuda_stage(s, n * sizeof(thr_agent_rec)) : NULL;
-  if (n) CUDA_CHECK(cudaMemcpyAsync(d, recs, n * sizeof(thr_agent_rec), cudaMemcpyHostToDevice, s->stream));
-  int rc = thr_cuda_append_device(s, d, n);
-  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  int rc = thr_cuda_append_device(s, (const thr_agent_rec *)upload(s, recs, n * sizeof *recs), n);
+  CUDA_CHECK(cudaStreamSynchronize(s->stream)); /* the caller reuses recs */
   return rc;
 }
 
@@ -287,10 +293,8 @@ int thr_cuda_set_ghosts_device(cuda_state *s, const thr_ghost_rec *d, size_t n) 
 }
 
 int thr_cuda_set_ghosts(cuda_state *s, const thr_ghost_rec *g, size_t n) {
-  thr_ghost_rec *d = n ? (thr_ghost_rec *)thr_cuda_stage(s, n * sizeof(thr_ghost_rec)) : NULL;
-  if (n) CUDA_CHECK(cudaMemcpyAsync(d, g, n * sizeof(thr_ghost_rec), cudaMemcpyHostToDevice, s->stream));
-  int rc = thr_cuda_set_ghosts_device(s, d, n);
-  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  int rc = thr_cuda_set_ghosts_device(s, (const thr_ghost_rec *)upload(s, g, n * sizeof *g), n);
+  CUDA_CHECK(cudaStreamSynchronize(s->stream)); /* the caller reuses g */
   return rc;
 }
 
@@ -305,32 +309,27 @@ int thr_cuda_set_halo_send(cuda_state *s, const int *idx, size_t n) {
   return 0;
 }
 
+/* Buffer *buf of at least `bytes`, grown (1.5x) in device or page-locked
+ * host memory after every queued use of it; NULL when out of memory. */
+static void *grow_message_buffer(cuda_state *s, void **buf, size_t *cap, size_t bytes, int device) {
+  if (bytes <= *cap) return *buf;
+  CUDA_CHECK(cudaStreamSynchronize(s->stream));
+  if (s->comm_stream) CUDA_CHECK(cudaStreamSynchronize(s->comm_stream));
+  if (*buf) CUDA_CHECK(device ? cudaFree(*buf) : cudaFreeHost(*buf));
+  *cap = bytes + bytes / 2 + 4096;
+  if ((device ? cudaMalloc(buf, *cap) : cudaMallocHost(buf, *cap)) != cudaSuccess) {
+    cudaGetLastError(); /* reported by the caller, not by the next launch check */
+    *buf = NULL;
+    *cap = 0;
+  }
+  return *buf;
+}
+
 /* Message buffers: device memory for NCCL and a CUDA-aware MPI, else
  * page-locked host memory. */
 void *thr_cuda_halo_buffer(cuda_state *s, int which, size_t bytes) {
-  if (s->device_halo) {
-    if (bytes > s->d_halo_cap[which]) {
-      CUDA_CHECK(cudaStreamSynchronize(s->stream));
-      if (s->comm_stream) CUDA_CHECK(cudaStreamSynchronize(s->comm_stream));
-      if (s->d_halo[which]) CUDA_CHECK(cudaFree(s->d_halo[which]));
-      s->d_halo_cap[which] = bytes + bytes / 2 + 4096;
-      if (cudaMalloc(&s->d_halo[which], s->d_halo_cap[which]) != cudaSuccess) {
-        s->d_halo[which] = NULL;
-        s->d_halo_cap[which] = 0;
-      }
-    }
-    return s->d_halo[which];
-  }
-  if (bytes > s->h_halo_cap[which]) {
-    CUDA_CHECK(cudaStreamSynchronize(s->stream));
-    if (s->h_halo[which]) CUDA_CHECK(cudaFreeHost(s->h_halo[which]));
-    s->h_halo_cap[which] = bytes + bytes / 2 + 4096;
-    if (cudaMallocHost(&s->h_halo[which], s->h_halo_cap[which]) != cudaSuccess) {
-      s->h_halo[which] = NULL;
-      s->h_halo_cap[which] = 0;
-    }
-  }
-  return s->h_halo[which];
+  if (s->device_halo) return grow_message_buffer(s, &s->d_halo[which], &s->d_halo_cap[which], bytes, 1);
+  return grow_message_buffer(s, &s->h_halo[which], &s->h_halo_cap[which], bytes, 0);
 }
 
 /* Halo buffers hold the fields of the mask one after the other (field
