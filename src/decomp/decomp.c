@@ -117,9 +117,7 @@ static void choose_halo_memory(thr_decomp *d, thr_backend *b) {
   snprintf(d->transport_name, sizeof d->transport_name, "mpi, %s buffers", got ? "device" : "host");
   if (d->verbose && d->rank == 0)
     fprintf(stderr, "throng: halo buffers in %s memory, migration and ghosts %s\n", got ? "device" : "host",
-            !d->device_exchange ? "through the host"
-            : got               ? "in device memory"
-                                : "packed on the device, one copy each way");
+            !d->device_exchange ? "through the host" : got ? "in device memory" : "packed by the backend");
 }
 
 static int make_type(size_t bytes, MPI_Datatype *t) {

@@ -37,7 +37,13 @@ throng_mpi_test(equal.exit-choice 4 equal ${THRONG_MPI_DATA}/exit-choice.yaml --
 # every 5 steps; nothing is lost or duplicated and the result equals the
 # 1-rank run.
 throng_mpi_test(migration.lanes 4 equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1,3,4
-                --min-migration-steps 200 --min-repartitions 3)
+                --min-migration-steps 200 --min-repartitions 3
+                --expect-stderr "migration and ghosts packed by the backend")
+# The same through the host path of migration and ghosts (the backend's
+# select/extract/append operations; THRONG_DEVICE_EXCHANGE=0, decision 0018).
+throng_mpi_test(migration.lanes-host-path 4 equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1,3,4
+                --min-migration-steps 200 --min-repartitions 3 --env THRONG_DEVICE_EXCHANGE=0
+                --expect-stderr "migration and ghosts through the host")
 
 # Load balancing: bottleneck-3600 on 4 ranks, checked every 10 steps with a
 # low threshold so it re-partitions often; every re-partition ends at
@@ -97,11 +103,11 @@ throng_gpu_mpi_test(device-far-jumps 4 equal ${THRONG_MPI_DATA}/far-jumps.yaml -
                     --expect-stderr "wait for an all-ranks exchange")
 throng_gpu_mpi_test(device-fault 3 fault ${THRONG_MPI_DATA}/lanes.yaml --ranks 3 --fault-step 100)
 # MPI through host buffers (this GPU machine's Open MPI is not CUDA-aware):
-# the backend still selects and packs, and the packed records cross once
-# each way; ranks may share a GPU. Re-partitions every 5 steps.
+# the GPU still selects and packs, and the packed records cross once each
+# way; ranks may share a GPU. Re-partitions every 5 steps.
 add_test(NAME gpu.mpi.packed-host-mpi COMMAND ${THRONG_MPI_CHECK} equal ${THRONG_MPI_DATA}/lanes.yaml --ranks 1,3
                                               --backend cuda --need-gpus 1 --env THRONG_HALO_TRANSPORT=mpi
-                                              --expect-stderr "packed on the device, one copy each way"
+                                              --expect-stderr "migration and ghosts packed by the backend"
                                               --min-migration-steps 200 --min-repartitions 3)
 set_tests_properties(gpu.mpi.packed-host-mpi PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                                                         ENVIRONMENT "${THRONG_MPI_ENV}" PROCESSORS 3 TIMEOUT 600)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cell_sort.h"
+#include "cpu_exchange.h"
 #include "route_engine.h"
 #include "kernels/backend_comm.h"
 #include "kernels/context.h"
@@ -43,6 +44,7 @@ typedef struct cpu_state {
   size_t exited_cap, events_cap;
   uint64_t nonfinite, nonfinite_part; /* health of the last FINALIZE; of its parts so far */
   thr_route_engine route; /* congestion-aware routing (route_setup) */
+  thr_cpu_exchange xch;   /* scratch of the packed once-per-step exchange */
 } cpu_state;
 
 static cpu_state *state(thr_backend *b) { return (cpu_state *)b->impl; }
@@ -801,6 +803,11 @@ static void cpu_unpack_halo(thr_backend *b, thr_field_mask mask, const void *buf
   }
 }
 
+static int cpu_exchange_select(thr_backend *b, int kind, thr_window skip, const thr_window *boxes, int nbox,
+                               size_t *counts, uint64_t *sums) {
+  return thr_cpu_exchange_select(b, &state(b)->xch, kind, skip, boxes, nbox, counts, sums);
+}
+
 static void cpu_destroy(thr_backend *b) {
   if (!b) return;
   cpu_state *s = state(b);
@@ -815,6 +822,7 @@ static void cpu_destroy(thr_backend *b) {
   free(s->events);
   free(s->hbuf[0]);
   free(s->hbuf[1]);
+  thr_cpu_exchange_free(&s->xch);
   free(s->forms);
   free(s);
   free(b);
@@ -867,6 +875,9 @@ static const thr_backend_comm_ops cpu_comm_ops = {
     .halo_buffer = cpu_halo_buffer,
     .pack_halo = cpu_pack_halo,
     .unpack_halo = cpu_unpack_halo,
+    .exchange_select = cpu_exchange_select,
+    .exchange_copy_out = thr_cpu_exchange_copy_out,
+    .exchange_receive = thr_cpu_exchange_receive,
 };
 
 thr_backend *thr_backend_cpu_create(void) {
