@@ -65,7 +65,7 @@ int thr_cpu_exchange_select(thr_backend *b, thr_cpu_exchange *x, int kind, thr_w
       if (!x->mask[t]) x->mask[t] = (uint64_t)1 << nbox;
   size_t off[64] = {0};
   if (group_by_box(b, x, m, nb, counts, off)) return -1;
-  size_t total = off[nb - 1] + counts[nb - 1];
+  size_t total = nb ? off[nb - 1] + counts[nb - 1] : 0;
   size_t rec = migrate ? sizeof(thr_agent_rec) : sizeof(thr_ghost_rec);
   char *buf = C->halo_buffer(b, 0, total * rec + 1);
   if (!buf) return thr_backend_error(b, "out of memory for %zu message records", total);
