@@ -733,6 +733,110 @@ THR_TEST(ghosts_and_halo_carry_their_fields) {
   fixture_free(&g);
 }
 
+/* The exchange packed by the backend (exchange_*, decision 0018) against a
+ * brute-force plan: agents outside the skip window, once per box holding
+ * their cell, box after box in storage order; migrants also removed (the
+ * last that stay fill the gaps) and the ones in no box last; counts, id sums,
+ * the records; received records appended or made ghosts. Eight agents on a
+ * line, one per 2 m, in (cell, id) order. */
+static thr_window cells_of(const fixture *f, float x0, float x1) {
+  const thr_world *w = &f->w;
+  int a = thr_cell_coord(x0, w->min.x, w->cell, w->gnx), b = thr_cell_coord(x1, w->min.x, w->cell, w->gnx);
+  return (thr_window){a, 0, b - a + 1, w->gny};
+}
+
+static int cell_in(const fixture *f, thr_window win, float x) {
+  const thr_world *w = &f->w;
+  return thr_window_contains(win, thr_cell_coord(x, w->min.x, w->cell, w->gnx),
+                             thr_cell_coord(3.0f, w->min.y, w->cell, w->gny));
+}
+
+THR_TEST(the_exchange_packs_by_box_in_storage_order) {
+  for (int kind = THR_EXCHANGE_GHOSTS; kind <= THR_EXCHANGE_MIGRATE; ++kind) {
+    fixture f;
+    fixture_init(&f, 0);
+    pattern_agents(&f, 8); /* agent k: id 10 + k at x = 1 + 2k */
+    thr_backend *b = load(&f);
+    if (!b->comm->exchange_select) {
+      b->ops->destroy(b);
+      fixture_free(&f);
+      continue;
+    }
+    thr_window skip = cells_of(&f, 5.0f, 9.0f); /* agents 2..4 stay inside */
+    thr_window boxes[2];
+    int nbox = 2;
+    if (kind == THR_EXCHANGE_GHOSTS) {
+      boxes[0] = cells_of(&f, 11.0f, 15.0f); /* agents 5..7 */
+      boxes[1] = cells_of(&f, 1.0f, 11.0f);  /* 0, 1 (and 5), overlapping box 0 */
+    } else {
+      boxes[0] = cells_of(&f, 1.0f, 3.0f);   /* agents 0, 1 */
+      boxes[1] = cells_of(&f, 13.0f, 15.0f); /* 6, 7; agent 5 is in no box */
+    }
+    /* the plan by brute force */
+    int want[24], nwant = 0;
+    size_t want_count[3] = {0, 0, 0};
+    uint64_t want_sum[4] = {0, 0, 0, 0};
+    for (int k = 0; k <= nbox; ++k)
+      for (int a = 0; a < 8; ++a) {
+        float x = 1.0f + 2.0f * (float)a;
+        if (cell_in(&f, skip, x)) continue;
+        int in = k < nbox ? cell_in(&f, boxes[k], x) : 0;
+        if (k == nbox) { /* migration: in no box */
+          if (kind != THR_EXCHANGE_MIGRATE || cell_in(&f, boxes[0], x) || cell_in(&f, boxes[1], x)) continue;
+          in = 1;
+        }
+        if (!in) continue;
+        want[nwant++] = a;
+        want_count[k]++;
+        if (k < nbox) {
+          want_sum[2 * k] += (uint64_t)(10 + a);
+          want_sum[2 * k + 1] += (uint64_t)(10 + a) * (uint64_t)(10 + a);
+        }
+      }
+    CHECK(want_count[0] == 2 || want_count[0] == 3); /* the fixture's cells are what the test assumes */
+    size_t counts[3] = {9, 9, 9};
+    uint64_t sums[4] = {1, 1, 1, 1};
+    CHECK(b->comm->exchange_select(b, kind, skip, boxes, nbox, counts, sums) == 0);
+    for (int k = 0; k < nbox + (kind == THR_EXCHANGE_MIGRATE); ++k) CHECK(counts[k] == want_count[k]);
+    const char *packed = b->comm->halo_buffer(b, 0, 0); /* host buffers: the packed records are there */
+    for (int t = 0; t < nwant; ++t) {
+      uint32_t id;
+      thr_vec2 p;
+      if (kind == THR_EXCHANGE_GHOSTS) {
+        const thr_ghost_rec *g = (const thr_ghost_rec *)packed + t;
+        id = g->id, p = g->p;
+      } else {
+        const thr_agent_rec *r = (const thr_agent_rec *)packed + t;
+        id = r->id, p = r->p;
+      }
+      CHECK(id == (uint32_t)(10 + want[t]));
+      CHECK(p.x == 1.0f + 2.0f * (float)want[t]);
+    }
+    if (kind == THR_EXCHANGE_GHOSTS) {
+      CHECK(b->ops->n_owned(b) == 8);
+    } else {
+      for (int k = 0; k < 4; ++k) CHECK(sums[k] == want_sum[k]);
+      thr_agent_rec far;
+      CHECK(b->comm->exchange_copy_out(b, want_count[0] + want_count[1], 1, &far) == 0 && far.id == 15);
+      /* leavers 0, 1, 5, 6, 7: agents 3 and 4 fill slots 0 and 1 */
+      CHECK(b->ops->n_owned(b) == 3);
+      thr_agent_rec in[2];
+      memcpy(in, packed, sizeof in); /* agents 0 and 1 come back */
+      memcpy(b->comm->halo_buffer(b, 1, sizeof in), in, sizeof in);
+      CHECK(b->comm->exchange_receive(b, THR_EXCHANGE_MIGRATE, 2) == 0);
+      thr_agents got;
+      thr_agents_init(&got);
+      CHECK(b->ops->get_agents(b, &got) == 0);
+      uint32_t order[5] = {13, 14, 12, 10, 11};
+      CHECK(got.n == 5);
+      for (int k = 0; k < 5 && k < (int)got.n; ++k) CHECK(got.id[k] == order[k]);
+      thr_agents_free(&got);
+    }
+    b->ops->destroy(b);
+    fixture_free(&f);
+  }
+}
+
 /* Host views (in situ visualisation): the fields asked for, every byte, in
  * the order get_agents gives; after the store grows, a second view too. */
 THR_TEST(views_show_the_owned_fields) {
