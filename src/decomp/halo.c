@@ -69,11 +69,11 @@ static void ghosts_through_host(thr_decomp *d, thr_backend *b, thr_window interi
   if (b->comm->set_halo_send(b, p->export_list, p->n_send)) thr_decomp_backend_failed(d, b, "set_halo_send");
 }
 
-/* The device path: the backend selects and packs the ghost records and
+/* Packed by the backend: it selects and packs the ghost records and
  * keeps the send list; NCCL or MPI carries the records; only counts cross
  * the host (and, with host message buffers, the packed records). Same
  * plan, same order as the host path. */
-static void ghosts_on_device(thr_decomp *d, thr_backend *b, thr_window interior) {
+static void ghosts_packed(thr_decomp *d, thr_backend *b, thr_window interior) {
   size_t counts[64];
   if (b->comm->exchange_select(b, THR_EXCHANGE_GHOSTS, interior, d->nbr_send, d->n_nbr, counts, NULL))
     thr_decomp_backend_failed(d, b, "exchange_select");
@@ -93,7 +93,7 @@ static void ghosts_on_device(thr_decomp *d, thr_backend *b, thr_window interior)
 void thr_halo_plan(thr_decomp *d, thr_backend *b) {
   thr_window interior = interior_of(d);
   if (thr_halo_backend_packs(d, b, 64))
-    ghosts_on_device(d, b, interior);
+    ghosts_packed(d, b, interior);
   else
     ghosts_through_host(d, b, interior);
   /* agents more than the ghost width inside the rectangle read no ghost:

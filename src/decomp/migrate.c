@@ -84,7 +84,7 @@ static size_t arrivals_kept(thr_decomp *d, size_t nin) {
  * removes the leavers; the host learns their counts and id sums, keeps
  * those whose owner is no neighbour (pending), and NCCL or MPI carries the
  * rest. Same records, same order as the host path. */
-static void migrate_on_device(thr_decomp *d, thr_backend *b) {
+static void migrate_packed(thr_decomp *d, thr_backend *b) {
   int nn = d->n_nbr;
   thr_window boxes[63] = {{0, 0, 0, 0}};
   size_t counts[64];
@@ -130,7 +130,7 @@ static void migrate_on_device(thr_decomp *d, thr_backend *b) {
 
 void thr_migrate(thr_decomp *d, thr_backend *b, int mode) {
   if (mode == THR_MIGRATE_NEIGHBOURS && thr_halo_backend_packs(d, b, 63)) {
-    migrate_on_device(d, b);
+    migrate_packed(d, b);
     return;
   }
   size_t n = gather_leavers(d, b, mode);
