@@ -608,6 +608,22 @@ static void gather(const sweep *w, int g0, int g1, place *pl, int (*take)(const 
 
 /* ---- the sweeps -------------------------------------------------------------- */
 
+/* The event point of items g0.. (those sharing its key): its place, with
+ * the scratch lists ready. Returns the end of the group; -1 when out of
+ * memory. */
+static int open_place(sweep *w, int g0, place *pl) {
+  uint64_t key = w->items[g0].key;
+  int g1 = g0 + 1;
+  while (g1 < w->n_items && w->items[g1].key == key) g1++;
+  if (grow_scratch(w, 2 * (g1 - g0) + 2)) return -1;
+  pl->E = w->scratch;
+  pl->S = w->scratch + w->cap;
+  pl->L = w->scratch + 2 * w->cap;
+  pl->key = key;
+  pl->p = sample_point(w, w->items[g0].id);
+  return g1;
+}
+
 /* Sweep the items of the rings in the set: edges that must not meet
  * (V_EDGES); with `locate`, also for each sample point the edge just left
  * of it and an edge it lies inside of, for each ring the edge left of its
@@ -616,14 +632,7 @@ static int first_sweep(sweep *w, int locate, verdict *v) {
   int root = NONE;
   place pl;
   for (int g0 = 0, g1; g0 < w->n_items; g0 = g1) {
-    uint64_t key = w->items[g0].key;
-    for (g1 = g0 + 1; g1 < w->n_items && w->items[g1].key == key;) g1++;
-    if (grow_scratch(w, 2 * (g1 - g0) + 2)) return -1;
-    pl.E = w->scratch;
-    pl.S = w->scratch + w->cap;
-    pl.L = w->scratch + 2 * w->cap;
-    pl.key = key;
-    pl.p = sample_point(w, w->items[g0].id);
+    if ((g1 = open_place(w, g0, &pl)) < 0) return -1;
     gather(w, g0, g1, &pl, NULL);
     int e, f;
     if (update_place(w, &root, &pl, 1, &e, &f)) {
@@ -704,17 +713,10 @@ static int second_sweep(sweep *w, const int *rings, int n_rings) {
   int rc = 0;
   place pl;
   for (int g0 = 0, g1; g0 < w->n_items && !rc; g0 = g1) {
-    uint64_t key = w->items[g0].key;
-    for (g1 = g0 + 1; g1 < w->n_items && w->items[g1].key == key;) g1++;
-    if (grow_scratch(w, 2 * (g1 - g0) + 2)) {
+    if ((g1 = open_place(w, g0, &pl)) < 0) {
       rc = -1;
       break;
     }
-    pl.E = w->scratch;
-    pl.S = w->scratch + w->cap;
-    pl.L = w->scratch + 2 * w->cap;
-    pl.key = key;
-    pl.p = sample_point(w, w->items[g0].id);
     /* the crossing rings' edges, each ring's in its status (no edge of a
      * ring holds a vertex of the ring: nothing passes through p) */
     gather(w, g0, g1, &pl, crossing);

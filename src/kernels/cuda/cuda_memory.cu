@@ -45,6 +45,7 @@ static int scratch_kept(const cuda_state *s, int k) {
 
 /* Scratch arrays for every field size (called once, at creation). */
 void thr_cuda_plan_scratch(cuda_state *s) {
+  s->per_field_gather = getenv("THRONG_CUDA_PER_FIELD_GATHER") != NULL; /* read once, not every step */
   for (int f = 0; f < THR_F_COUNT; ++f) scratch_for(s, thr_field_table[f].elem);
   s->n_scratch = N_FIXED;
   while (s->n_scratch - N_FIXED < THR_CUDA_WIDE_SIZES && s->wide_elem[s->n_scratch - N_FIXED]) s->n_scratch++;
@@ -228,7 +229,7 @@ static void gather_fields_fused(cuda_state *s, const int *d_perm, size_t n) {
 
 void thr_cuda_gather_fields(cuda_state *s, const int *d_perm, size_t n) {
   if (n == 0) return;
-  if (n <= THR_FUSED_GATHER_MAX && !getenv("THRONG_CUDA_PER_FIELD_GATHER")) {
+  if (n <= THR_FUSED_GATHER_MAX && !s->per_field_gather) {
     gather_fields_fused(s, d_perm, n);
     return;
   }

@@ -86,6 +86,7 @@ typedef struct cuda_state {
   size_t wide_elem[THR_CUDA_WIDE_SIZES];
   int n_scratch; /* per-agent arrays besides the fields (cuda_memory.cu) */
   void *d_fused;  /* small crowds: staging of the one-launch field gather */
+  int per_field_gather; /* THRONG_CUDA_PER_FIELD_GATHER set: no fused gather */
   size_t fused_cap;
   int order_is_identity; /* owned sorted, no ghosts: order[k] == k */
 
