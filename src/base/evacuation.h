@@ -120,6 +120,24 @@ typedef struct thr_measure_line {
   thr_vec2 a, b;
 } thr_measure_line;
 
+/* Where an agent passes from one floor's place to another's (docs/floors.md):
+ * a step that crosses segment a-b moving along n (a unit normal) goes on
+ * `shift` metres along x, in the other floor's place. */
+typedef struct thr_seam {
+  thr_vec2 a, b, n;
+  float shift;
+} thr_seam;
+
+/* An area of another walking speed: a stair (up: unit vector uphill; the
+ * speed factor is f_up walking up it, f_down otherwise) or a speed zone
+ * (up zero, f_up = f_down). Its polygon is verts[v0 .. v0 + nv) of the
+ * zones' vertex array; lo, hi its bounding box. */
+typedef struct thr_zone {
+  int v0, nv;
+  thr_vec2 lo, hi, up;
+  float f_up, f_down;
+} thr_zone;
+
 /* New stage, route and slot of agent `id`. */
 typedef struct thr_stage_assign {
   uint32_t id;

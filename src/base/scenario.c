@@ -18,6 +18,11 @@ void thr_scenario_free(thr_scenario *sc) {
   thr_polyset_free(&sc->exit_shapes);
   thr_polyset_free(&sc->regions);
   thr_polyset_free(&sc->areas);
+  thr_polyset_free(&sc->stair_shapes);
+  thr_polyset_free(&sc->zone_shapes);
+  free(sc->floors);
+  free(sc->stairs);
+  free(sc->zones);
   free(sc->exit_names);
   free(sc->exit_width);
   free(sc->stages);

@@ -90,6 +90,49 @@ typedef struct thr_formation_def {
 /* output.trajectory_format */
 enum thr_trajectory_format { THR_TRAJ_AUTO, THR_TRAJ_HDF5, THR_TRAJ_CSV };
 
+/* A floor of a building (floors[]): its walkable area lies at an elevation.
+ * Inside, floor k is laid out beside the others, shifted by `shift` along
+ * x (decision 0019): the plane holds every floor apart, so agents on
+ * different floors never meet, and everything given on a floor (exits,
+ * obstacles, agents, ...) is moved with it. */
+typedef struct thr_floor_def {
+  char name[64];
+  int line;
+  float elevation; /* [m] */
+  float shift;     /* x of the floor's place inside minus its x as given [m] */
+} thr_floor_def;
+
+/* stairs[].kind */
+enum thr_stair_kind { THR_STAIR_STAIR, THR_STAIR_RAMP };
+
+/* A stair or ramp (stairs[]) from a lower floor to an upper one. Its
+ * footprint (polygon `shape` of the scenario's stair_shapes, inside floor
+ * `from`'s walkable area) is walked on floor `from`'s place, from the
+ * bottom landing up to the top one; the top landing is an opening in both
+ * floors' boundaries, where an agent passes from one floor's place to the
+ * other's (a seam). Speeds on it are the level speed times factor_up or
+ * factor_down. */
+typedef struct thr_stair_def {
+  char name[64];
+  int line;
+  int kind;                /* enum thr_stair_kind */
+  int from, to;            /* floor indices, from below to */
+  int shape;               /* polygon of stair_shapes (inside coordinates) */
+  thr_vec2 bottom[2], top[2]; /* landings, as given (floor coordinates) */
+  float riser, tread;      /* [m]; 0: a ramp */
+  float factor_up, factor_down; /* walking speed on it over the level speed */
+} thr_stair_def;
+
+/* An area where agents walk at `factor` times their speed (speed_zones[]):
+ * an escalator taken as a moving walk, a slope, an area that slows. */
+typedef struct thr_zone_def {
+  char name[64];
+  int line;
+  int floor;
+  int shape;    /* polygon of the scenario's zone_shapes (inside coordinates) */
+  float factor;
+} thr_zone_def;
+
 typedef struct thr_scenario {
   char name[128];
   char description[512];
@@ -166,6 +209,17 @@ typedef struct thr_scenario {
   thr_measure_line *lines;   /* measurement lines */
   float map_cell;            /* measurement.maps.cell [m] */
   int map_every;             /* measurement.maps.every [steps]; 0: no maps */
+
+  /* buildings (docs/floors.md): floors, stairs, speed zones; without floors
+   * n_floors is 0 and the walkable area is the one of `geometry` */
+  int n_floors;
+  thr_floor_def *floors;
+  int n_stairs;
+  thr_stair_def *stairs;
+  thr_polyset stair_shapes;
+  int n_zones;
+  thr_zone_def *zones;
+  thr_polyset zone_shapes;
 
   /* group formations (docs/formations.md) */
   int n_formations;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "floors.h"
 #include "geometry.h"
 #include "model_needs.h"
 #include "polygon.h"
@@ -156,7 +157,7 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   }
   if (sc->n_obstacles == 0) w->obs_vfirst[0] = 0;
   if (sc->n_sets == 0) w->set_first[0] = 0;
-  if (copy_evacuation(w, sc)) {
+  if (copy_evacuation(w, sc) || thr_world_building(w, sc)) {
     snprintf(err, errlen, "out of memory");
     return -1;
   }
@@ -392,5 +393,8 @@ void thr_world_free(thr_world *w) {
   free(w->set_items);
   free(w->bstates);
   free(w->btrans);
+  free(w->seams);
+  free(w->zones);
+  free(w->zone_verts);
   memset(w, 0, sizeof *w);
 }

@@ -56,6 +56,13 @@ typedef struct thr_world {
   thr_vec2 *area_verts;
   float map_ox, map_oy, map_cell;
   int map_nx, map_ny; /* 0: no maps */
+  /* buildings (docs/floors.md): the seams between floors' places (2 per
+   * stair), the zones of other walking speeds (stairs, then speed zones) */
+  int n_seams;
+  thr_seam *seams;
+  int n_zones;
+  thr_zone *zones;
+  thr_vec2 *zone_verts;
   /* distance fields (computed by the core: behavior/navfield), n_fields
    * arrays of fnx * fny floats over one grid */
   int n_fields;

@@ -272,11 +272,12 @@ static int mark_obstacles(thr_navgrid *g, const thr_world *w) {
 }
 
 /* The clearance band along every wall and every edge of the walkable area. */
-static void mark_clearance(thr_navgrid *g, const thr_world *w, const thr_polyset *walkable, double clearance) {
+static void mark_clearance(thr_navgrid *g, const thr_world *w, const thr_polyset *walkable, double clearance,
+                           int edge_band) {
   if (!(clearance > 0.0)) return;
   seg_visit s = {g, {0.0f, 0.0f}, {0.0f, 0.0f}, g->kind, 0, clearance, 0};
   wall_cells(&s, w, clearance, mark_band);
-  if (walkable && walkable->n_rings > 0) {
+  if (edge_band && walkable && walkable->n_rings > 0) {
     ring_set all = {walkable->verts, walkable->ring_first, 0, walkable->n_rings};
     ring_edges_cells(&s, all, clearance, mark_band);
   }
@@ -298,11 +299,71 @@ int thr_navgrid_init(thr_navgrid *g, const thr_navgrid_spec *spec, const thr_wor
     thr_navgrid_free(g);
     return -1;
   }
-  mark_clearance(g, w, walkable, spec->clearance);
+  mark_clearance(g, w, walkable, spec->clearance, spec->edge_band);
   return 0;
 }
 
+long thr_navgrid_seams(thr_navgrid *g, const thr_seam *seams, int n) {
+  free(g->ph_cell);
+  free(g->ph_partner);
+  g->ph_cell = g->ph_partner = NULL;
+  g->n_phantom = 0;
+  if (!n) return 0;
+  size_t cells = thr_navgrid_cells(g);
+  unsigned char *taken = calloc(cells ? cells : 1, 1);
+  long cap = 64, count = 0;
+  g->ph_cell = malloc((size_t)cap * sizeof *g->ph_cell);
+  g->ph_partner = malloc((size_t)cap * sizeof *g->ph_partner);
+  int rc = taken && g->ph_cell && g->ph_partner ? 0 : -1;
+  double reach = 2.5 * g->h;
+  for (int k = 0; k < n && !rc; ++k) {
+    const thr_seam *sm = &seams[k];
+    int shift = (int)lround((double)sm->shift / g->h);
+    double ux = (double)sm->b.x - sm->a.x, uy = (double)sm->b.y - sm->a.y, len = sqrt(ux * ux + uy * uy);
+    if (!(len > 0.0)) continue;
+    ux /= len, uy /= len;
+    int i0, i1, j0, j1;
+    double xlo = fmin(sm->a.x, sm->b.x) - reach, xhi = fmax(sm->a.x, sm->b.x) + reach;
+    double ylo = fmin(sm->a.y, sm->b.y) - reach, yhi = fmax(sm->a.y, sm->b.y) + reach;
+    if (!axis_cells(g->lo.x, g->h, g->nx, xlo, xhi, &i0, &i1) || !axis_cells(g->lo.y, g->h, g->ny, ylo, yhi, &j0, &j1))
+      continue;
+    for (int j = j0; j <= j1 && !rc; ++j)
+      for (int i = i0; i <= i1 && !rc; ++i) {
+        size_t q = (size_t)j * g->nx + i;
+        int pi = i + shift;
+        if (g->kind[q] != THR_NAV_BLOCKED || taken[q] || pi < 0 || pi >= g->nx) continue;
+        size_t p = (size_t)j * g->nx + pi;
+        if (g->kind[p] == THR_NAV_BLOCKED) continue;
+        thr_vec2 cq = thr_navgrid_centre(g, i, j);
+        double dx = (double)cq.x - sm->a.x, dy = (double)cq.y - sm->a.y;
+        double across = dx * sm->n.x + dy * sm->n.y, along = dx * ux + dy * uy;
+        if (!(across > 0.0 && across <= reach && along >= -0.5 * g->h && along <= len + 0.5 * g->h)) continue;
+        if (count == cap) {
+          cap *= 2;
+          int32_t *a = realloc(g->ph_cell, (size_t)cap * sizeof *a);
+          if (a) g->ph_cell = a;
+          int32_t *b = realloc(g->ph_partner, (size_t)cap * sizeof *b);
+          if (b) g->ph_partner = b;
+          if (!a || !b) {
+            rc = -1;
+            break;
+          }
+        }
+        taken[q] = 1;
+        g->ph_cell[count] = (int32_t)q;
+        g->ph_partner[count] = (int32_t)p;
+        ++count;
+      }
+  }
+  free(taken);
+  if (rc) return -1;
+  g->n_phantom = (int)count;
+  return count;
+}
+
 void thr_navgrid_free(thr_navgrid *g) {
+  free(g->ph_cell);
+  free(g->ph_partner);
   free(g->kind);
   memset(g, 0, sizeof *g);
 }
@@ -521,6 +582,20 @@ void thr_navmarch_free(thr_navmarch *ws) {
   ws->cells = 0;
 }
 
+/* The phantom cells at their values (those reached: below +INFINITY), as
+ * front cells: they are never updated themselves (blocked), but pass
+ * their values on when accepted. */
+static void seed_phantoms(march *m, const double *value, const int32_t *lab) {
+  const thr_navgrid *g = m->g;
+  for (int k = 0; k < g->n_phantom; ++k) {
+    int q = g->ph_cell[k];
+    if (!(value[k] < m->t[q])) continue;
+    m->t[q] = value[k];
+    if (m->label) m->label[q] = lab[k];
+    front_lowered(m, q);
+  }
+}
+
 long thr_navfield_march(const thr_navgrid *g, const float *scale, const thr_navsource *src, long n_src, float *out,
                         int32_t *label, thr_navmarch *ws) {
   thr_navmarch own = {0};
@@ -528,11 +603,36 @@ long thr_navfield_march(const thr_navgrid *g, const float *scale, const thr_navs
     if (thr_navmarch_init(&own, g)) return -1;
     ws = &own;
   }
+  int np = g->n_phantom;
+  double *value = malloc((size_t)(np ? np : 1) * sizeof *value);
+  int32_t *lab = malloc((size_t)(np ? np : 1) * sizeof *lab);
+  if (!value || !lab) {
+    free(value), free(lab);
+    thr_navmarch_free(&own);
+    return -1;
+  }
+  for (int k = 0; k < np; ++k) value[k] = INFINITY, lab[k] = -1;
   march m = {g, scale, ws->t, ws->pos, ws->heap, label, 0};
-  long sources = seed_sources(&m, src, n_src);
-  march_all(&m);
+  long sources;
+  for (int round = 0;; ++round) {
+    /* again until the phantoms hold their partners' values (decision 0019);
+     * values only go down, and a way crosses each seam a few times at most */
+    sources = seed_sources(&m, src, n_src);
+    seed_phantoms(&m, value, lab);
+    march_all(&m);
+    int moved = 0;
+    for (int k = 0; k < np; ++k) {
+      int p = g->ph_partner[k];
+      int32_t l = label ? label[p] : -1;
+      if (m.t[p] == value[k] && l == lab[k]) continue;
+      value[k] = m.t[p], lab[k] = l, moved = 1;
+    }
+    if (!moved || round == THR_SEAM_ROUNDS) break;
+  }
   size_t cells = thr_navgrid_cells(g);
   for (size_t c = 0; c < cells; ++c) out[c] = (float)m.t[c];
+  free(value);
+  free(lab);
   thr_navmarch_free(&own);
   return sources;
 }

@@ -31,6 +31,8 @@ typedef struct thr_navgrid_spec {
   float cell;      /* cell side [m] (routing.cell) */
   float clearance; /* walls inflated by this [m] (routing.clearance) */
   float slow;      /* speed within the clearance, in (0, 1] (e.g. 0.1) */
+  int edge_band;   /* 1: the clearance also along the walkable area's edges (a building's walls already
+                      follow them, cut open at its seams: 0) */
 } thr_navgrid_spec;
 
 /* nx x ny square cells of side h from corner lo; cell (i, j) is
@@ -41,7 +43,20 @@ typedef struct thr_navgrid {
   int nx, ny;
   float slow;
   unsigned char *kind; /* enum thr_navcell */
+  /* a building's seams (docs/floors.md): phantom cell k, blocked in its own
+   * floor's place just beyond a seam, takes the value of its partner, the
+   * walkable cell the seam leads to in the other floor's place, so that a
+   * field runs on through it (solves repeat until the phantoms' values
+   * stay the same; decision 0019) */
+  int n_phantom;
+  int32_t *ph_cell, *ph_partner;
 } thr_navgrid;
+
+/* Phantom cells of the seams (seams[k].shift a whole number of cells):
+ * the blocked cells whose centres lie beyond a seam (along its normal, at
+ * most 2.5 cells) whose partner is walkable. Returns their count, or -1
+ * when out of memory. */
+long thr_navgrid_seams(thr_navgrid *g, const thr_seam *seams, int n);
 
 /* Build the grid of spec from the walls of w (its obstacles: open polylines
  * are walls, closed polygons solid; w may be NULL) and the walkable area

@@ -170,6 +170,19 @@ static int routing_keep(thr_routing *r, const thr_navgrid *g, const thr_scenario
   free(rows);
   rs->base_cost = r->base_cost;
   rs->walk_box = r->walk_box;
+  if (!rc && g->n_phantom) {
+    size_t bytes = (size_t)g->n_phantom * sizeof(int32_t);
+    r->ph_cell = malloc(bytes);
+    r->ph_partner = malloc(bytes);
+    rc = !r->ph_cell || !r->ph_partner;
+    if (!rc) {
+      memcpy(r->ph_cell, g->ph_cell, bytes);
+      memcpy(r->ph_partner, g->ph_partner, bytes);
+      rs->n_phantom = g->n_phantom;
+      rs->ph_cell = r->ph_cell;
+      rs->ph_partner = r->ph_partner;
+    }
+  }
   return rc ? -1 : 0;
 }
 
@@ -185,9 +198,14 @@ int thr_routes_build(thr_world *w, const thr_scenario *sc, const thr_params *prm
   }
   if (!f.n) return 0;
   float clearance = sc->route_clearance > 0.0f ? sc->route_clearance : thr_scenario_max_radius(sc);
-  thr_navgrid_spec spec = {w->min, w->max, sc->route_cell, clearance, SLOW_BAND};
+  thr_navgrid_spec spec = {w->min, w->max, sc->route_cell, clearance, SLOW_BAND, sc->n_floors == 0};
   thr_navgrid g;
   if (thr_navgrid_init(&g, &spec, w, &sc->walkable, err, errlen)) return -1;
+  if (thr_navgrid_seams(&g, w->seams, w->n_seams) < 0) {
+    thr_navgrid_free(&g);
+    snprintf(err, errlen, "out of memory for the seams of the distance-field grid");
+    return -2;
+  }
   size_t cells = thr_navgrid_cells(&g);
   w->fields = malloc((size_t)f.n * cells * sizeof(float));
   w->field_kind = malloc((size_t)f.n * sizeof(int));
@@ -241,6 +259,8 @@ void thr_routing_free(thr_routing *r) {
   for (int d = 0; d < r->n_dynamic; ++d) free(r->src[d]);
   free(r->base_cost);
   free(r->walk_box);
+  free(r->ph_cell);
+  free(r->ph_partner);
   free(r->queue);
   free(r->offset);
   free(r->capacity);

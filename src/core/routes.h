@@ -27,6 +27,7 @@ typedef struct thr_routing {
   thr_route_setup setup;
   float *base_cost;   /* [cells] the setup's arrays */
   int32_t *walk_box;
+  int32_t *ph_cell, *ph_partner; /* the setup's phantom cells (a building's seams) */
   int count_field[THR_MAX_FIELDS + 1];
   int field[THR_MAX_FIELDS], weights_of[THR_MAX_FIELDS], labelled[THR_MAX_FIELDS];
   thr_navsource *src[THR_MAX_FIELDS];

@@ -44,6 +44,9 @@ typedef struct cfg {
   const char *area_name;   /* "the walkable area" or "the world" */
   int walls_line;          /* line of the walkable area's value, for the walls that follow from it */
   thr_polyset world_area;  /* the world as a polygon (the area when no walkable area is given) */
+  thr_polyset *floor_area; /* [n_floors] each floor's walkable area as given (the floor's coordinates) */
+  int floor;               /* the floor of the item being read (0: the first, or no floors) */
+  char area_label[112];    /* area_name of a floor's walkable area */
   int world_poly_first[2], world_ring_first[2];
   thr_vec2 world_verts[4];
 } cfg;
@@ -833,8 +836,8 @@ static int walkable_fault(cfg *c, const wkt_source *w, const thr_wkt *wkt, const
   return wkt_fail(c, w, at, what);
 }
 
-/* The WKT, parsed and checked, becomes the walkable area. */
-static int parse_walkable(cfg *c, const wkt_source *w) {
+/* The WKT, parsed and checked, into *out (a walkable area). */
+static int parse_shape(cfg *c, const wkt_source *w, thr_polyset *out) {
   thr_wkt wkt;
   thr_shape_report r;
   char msg[256];
@@ -843,9 +846,8 @@ static int parse_walkable(cfg *c, const wkt_source *w) {
   int rc = thr_polyset_check(&wkt.shape, &r) ? walkable_fault(c, w, &wkt, &r) : 0;
   if (!rc) {
     for (int p = 0; p < wkt.shape.n_polys; ++p) wkt.shape.poly_line[p] = w->node->line;
-    c->sc->walkable = wkt.shape;
+    *out = wkt.shape;
     memset(&wkt.shape, 0, sizeof wkt.shape);
-    c->walls_line = w->node->line;
   }
   thr_wkt_free(&wkt);
   return rc;
@@ -886,25 +888,34 @@ static int read_wkt_file(cfg *c, const wkt_source *w, char *file, size_t size, c
   return 0;
 }
 
-/* geometry: {walkable: WKT} or {walkable_file: FILE} (read_sections has
- * checked the map's keys and that the values are strings). */
-static int read_geometry(cfg *c, const thr_ynode *root) {
+/* {walkable: WKT} or {walkable_file: FILE} of map g (key path `path`) into
+ * *out; the strings are checked already (by the key table). */
+static int read_walkable_of(cfg *c, const thr_ynode *g, const char *path, thr_polyset *out) {
   char p[PATH_LEN], file[1024];
-  const thr_ynode *g = thr_ymap_get(root, "geometry");
   int which = 0;
-  if (!g || thr_ynode_is_null(g)) return 0;
-  if (pick_one(c, g, "geometry", &which)) return -1;
+  if (pick_one(c, g, path, &which)) return -1;
   const thr_ynode *v = g->items[which];
-  wkt_source w = {v, subkey(p, "geometry", g->keys[which]->text), thr_ynode_is_null(v) ? "" : v->text, NULL};
+  if (v->kind != THR_Y_SCALAR) return fail(c, v, subkey(p, path, g->keys[which]->text), "expected a string");
+  wkt_source w = {v, subkey(p, path, g->keys[which]->text), thr_ynode_is_null(v) ? "" : v->text, NULL};
   char *text = NULL;
   int rc = 0;
   if (!strcmp(g->keys[which]->text, "walkable_file")) {
     rc = read_wkt_file(c, &w, file, sizeof file, &text);
     w.text = text, w.file = file;
   }
-  if (!rc) rc = parse_walkable(c, &w);
+  if (!rc) rc = parse_shape(c, &w, out);
   free(text);
   return rc;
+}
+
+/* geometry: {walkable: WKT} or {walkable_file: FILE} (read_sections has
+ * checked the map's keys and that the values are strings). */
+static int read_geometry(cfg *c, const thr_ynode *root) {
+  const thr_ynode *g = thr_ymap_get(root, "geometry");
+  if (!g || thr_ynode_is_null(g)) return 0;
+  if (read_walkable_of(c, g, "geometry", &c->sc->walkable)) return -1;
+  c->walls_line = c->sc->walkable.poly_line[0];
+  return 0;
 }
 
 /* The walkable area's bounding box grown by 1 m: the world when none is given. */
@@ -934,10 +945,19 @@ static int check_walkable_in_world(cfg *c, const thr_ynode *world) {
   return 0;
 }
 
+static void use_floor(cfg *c, int f);
+static int item_floor(cfg *c, const thr_ynode *item, const char *path);
+static float item_shift(const cfg *c);
+static void shift_polygon(thr_polyset *s, int poly, float dx);
+
 /* Where exits, stages and regions must lie: the walkable area, or else the
  * world rectangle (as a polygon set of one ring). */
 static void set_area(cfg *c) {
   thr_scenario *sc = c->sc;
+  if (sc->n_floors) {
+    use_floor(c, 0);
+    return;
+  }
   if (sc->walkable.n_polys) {
     c->area = &sc->walkable, c->area_name = "the walkable area";
     return;
@@ -998,6 +1018,9 @@ static int read_world(cfg *c, const thr_ynode *root) {
   char g[GOT_LEN];
   const thr_ynode *w = thr_ymap_get(root, "world");
   int walkable = c->sc->walkable.n_polys > 0;
+  if (w && c->sc->n_floors)
+    return fail(c, thr_ymap_key(root, "world"), "world",
+                "a building's world follows from its floors (docs/floors.md); leave 'world' out");
   if (!w && walkable) world_around(c->sc);
   if (!w && !walkable)
     return missing(c, root, "", "world", " (a map {min: [x, y], max: [x, y]}), or the walkable area under 'geometry'");
@@ -1085,9 +1108,14 @@ static int read_goals(cfg *c, const thr_ynode *root) {
   sc->goal_line = calloc(n, sizeof *sc->goal_line);
   if (!sc->goals || !sc->goal_names || !sc->goal_line) return fail(c, list, "goals", "out of memory");
   for (int i = 0; i < list->n; ++i) {
-    if (read_goal(c, list->items[i], i)) return -1;
+    char q[PATH_LEN];
+    if (item_floor(c, list->items[i], subindex(q, "goals", i)) || read_goal(c, list->items[i], i)) return -1;
     sc->n_goals = i + 1;
+    thr_goal *gl = &sc->goals[i];
+    gl->ax += item_shift(c);
+    if (gl->kind == THR_GOAL_RECT) gl->bx += item_shift(c);
   }
+  use_floor(c, 0);
   return 0;
 }
 
@@ -1189,9 +1217,12 @@ static int read_obstacles(cfg *c, const thr_ynode *root) {
   sc->obs_line = calloc((size_t)n, sizeof *sc->obs_line);
   if (!sc->obs_closed || !sc->obs_line) return fail(c, list, "obstacles", "out of memory");
   for (int o = 0; o < n; ++o) {
-    if (read_obstacle(c, list->items[o], o)) return -1;
+    char q[PATH_LEN];
+    if (item_floor(c, list->items[o], subindex(q, "obstacles", o)) || read_obstacle(c, list->items[o], o)) return -1;
     sc->n_obstacles = o + 1;
+    for (int v = sc->obs_vfirst[o]; v < sc->obs_vfirst[o + 1]; ++v) sc->verts[v].x += item_shift(c);
   }
+  use_floor(c, 0);
   return 0;
 }
 
@@ -1253,6 +1284,304 @@ static int read_polygon(cfg *c, const thr_ynode *v, const char *path, const char
            (what && check_within(c, v, path, what, pts, n));
   free(pts);
   return rc ? -1 : 0;
+}
+
+/* ---- floors, stairs, speed zones (docs/floors.md, decision 0019) ---------- */
+
+/* Floors lie side by side inside, this far apart [m]: beyond every
+ * interaction range (long range 3 m, XSPH 3.5 m), so agents on different
+ * floors never meet. */
+#define FLOOR_GAP 10.0
+/* Floors at elevations closer than this are at one elevation [m]. */
+#define SAME_ELEVATION 1e-3f
+
+static named floors_named(const thr_scenario *sc, int n) { return NAMED("floor", "floors", sc->floors, n); }
+
+/* Move polygon `poly` of s by dx along x. */
+static void shift_polygon(thr_polyset *s, int poly, float dx) {
+  if (dx == 0.0f || poly < 0 || poly >= s->n_polys) return;
+  for (int v = s->ring_first[s->poly_first[poly]]; v < s->ring_first[s->poly_first[poly + 1]]; ++v) s->verts[v].x += dx;
+}
+
+/* Append every polygon of src (with its holes), moved by dx along x, to dst. */
+static int append_polygons(cfg *c, const thr_ynode *at, const char *path, thr_polyset *dst, const thr_polyset *src,
+                           float dx) {
+  for (int p = 0; p < src->n_polys; ++p) {
+    int r0 = src->poly_first[p], r1 = src->poly_first[p + 1];
+    size_t nv = (size_t)(src->ring_first[r1] - src->ring_first[r0]);
+    if (grow(&dst->poly_first, (size_t)dst->n_polys + 2, sizeof *dst->poly_first) ||
+        grow(&dst->ring_first, (size_t)dst->n_rings + (size_t)(r1 - r0) + 1, sizeof *dst->ring_first) ||
+        grow(&dst->verts, (size_t)dst->n_verts + nv, sizeof *dst->verts) ||
+        grow(&dst->poly_line, (size_t)dst->n_polys + 1, sizeof *dst->poly_line))
+      return fail(c, at, path, "out of memory");
+    if (!dst->n_polys) dst->poly_first[0] = dst->ring_first[0] = 0;
+    for (int r = r0; r < r1; ++r) {
+      for (int v = src->ring_first[r]; v < src->ring_first[r + 1]; ++v)
+        dst->verts[dst->n_verts++] = v2(src->verts[v].x + dx, src->verts[v].y);
+      dst->ring_first[++dst->n_rings] = dst->n_verts;
+    }
+    dst->poly_line[dst->n_polys] = src->poly_line ? src->poly_line[p] : 0;
+    dst->poly_first[++dst->n_polys] = dst->n_rings;
+  }
+  return 0;
+}
+
+/* Items on floor f must lie in its walkable area (as given). */
+static void use_floor(cfg *c, int f) {
+  if (!c->sc->n_floors) return;
+  c->floor = f;
+  c->area = &c->floor_area[f];
+  snprintf(c->area_label, sizeof c->area_label, "the walkable area of floor '%s'", c->sc->floors[f].name);
+  c->area_name = c->area_label;
+}
+
+/* The floor an item (a map at key path `path`) is on: its `floor`, or the
+ * first floor. */
+static int item_floor(cfg *c, const thr_ynode *item, const char *path) {
+  char p[PATH_LEN];
+  const thr_ynode *v = item->kind == THR_Y_MAP ? thr_ymap_get(item, "floor") : NULL;
+  int f = 0;
+  if (v) {
+    subkey(p, path, "floor");
+    if (!c->sc->n_floors) return fail(c, v, p, "there are no floors (define them under 'floors', or leave this out)");
+    named fl = floors_named(c->sc, c->sc->n_floors);
+    if (resolve_name(c, v, p, &fl, &f)) return -1;
+  }
+  use_floor(c, f);
+  return 0;
+}
+
+/* How far the current item moves inside (its floor's shift). */
+static float item_shift(const cfg *c) { return c->sc->n_floors ? c->sc->floors[c->floor].shift : 0.0f; }
+
+static int read_floor(cfg *c, const thr_ynode *item, int i) {
+  char path[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_floor_def *fl = &sc->floors[i];
+  named floors = floors_named(sc, i + 1);
+  subindex(path, "floors", i);
+  fl->line = item_line(item);
+  return item_map(c, item, path, "a map {name: NAME, elevation: Z, walkable: WKT}") ||
+                 need_keys(c, item, path, -1) ||
+                 read_item_name(c, item, path, fl->name, sizeof fl->name, &floors, i) ||
+                 read_key_into(c, item, path, "elevation", &fl->elevation) ||
+                 read_walkable_of(c, item, path, &c->floor_area[i])
+             ? -1
+             : 0;
+}
+
+/* Floors at one elevation must not overlap (in plan). */
+static int check_floors_apart(cfg *c, const thr_ynode *list) {
+  char path[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  for (int j = 1; j < sc->n_floors; ++j)
+    for (int i = 0; i < j; ++i) {
+      if (fabsf(sc->floors[i].elevation - sc->floors[j].elevation) > SAME_ELEVATION) continue;
+      thr_polyset both = {0};
+      thr_shape_report r;
+      subindex(path, "floors", j);
+      int rc = append_polygons(c, list->items[j], path, &both, &c->floor_area[i], 0.0f) ||
+               append_polygons(c, list->items[j], path, &both, &c->floor_area[j], 0.0f);
+      int fault = rc ? 0 : thr_polyset_check(&both, &r);
+      thr_polyset_free(&both);
+      if (rc) return -1;
+      if (fault == THR_SHAPE_POLYS_OVERLAP)
+        return fail(c, list->items[j], path,
+                    "floor '%s' overlaps floor '%s' (line %d) near [%g, %g], at the same elevation %g m: join them "
+                    "into one floor, or give them different elevations",
+                    sc->floors[j].name, sc->floors[i].name, sc->floors[i].line, (double)r.at.x, (double)r.at.y,
+                    (double)sc->floors[i].elevation);
+    }
+  return 0;
+}
+
+/* Each floor's place inside: side by side along x, FLOOR_GAP apart, shifts
+ * whole multiples of routing.cell (so that the distance-field cells of one
+ * floor map onto another's, core/routes.c). The walkable area is all of
+ * them, moved. */
+static int lay_out_floors(cfg *c, const thr_ynode *list) {
+  thr_scenario *sc = c->sc;
+  double xmin = INFINITY, xmax = -INFINITY;
+  for (int f = 0; f < sc->n_floors; ++f)
+    for (int v = 0; v < c->floor_area[f].n_verts; ++v) {
+      xmin = fmin(xmin, c->floor_area[f].verts[v].x);
+      xmax = fmax(xmax, c->floor_area[f].verts[v].x);
+    }
+  double cell = sc->route_cell > 0.0f ? sc->route_cell : 0.2;
+  double pitch = ceil((xmax - xmin + FLOOR_GAP) / cell) * cell;
+  for (int f = 0; f < sc->n_floors; ++f) {
+    sc->floors[f].shift = (float)(f * pitch);
+    if (append_polygons(c, list, "floors", &sc->walkable, &c->floor_area[f], sc->floors[f].shift)) return -1;
+  }
+  c->walls_line = sc->floors[0].line;
+  return 0;
+}
+
+/* floors: instead of geometry, before the world (which surrounds them). */
+static int read_floors(cfg *c, const thr_ynode *root) {
+  thr_scenario *sc = c->sc;
+  const thr_ynode *list;
+  if (list_at(c, root, "floors", "floors", "floors ({name: NAME, elevation: Z, walkable: WKT})", &list)) return -1;
+  if (!list || !list->n) return 0;
+  if (thr_ymap_get(root, "geometry"))
+    return fail(c, thr_ymap_key(root, "geometry"), "geometry",
+                "give the walkable area under 'floors' (one per floor) or under 'geometry', not both");
+  sc->floors = calloc((size_t)list->n, sizeof *sc->floors);
+  c->floor_area = calloc((size_t)list->n, sizeof *c->floor_area);
+  if (!sc->floors || !c->floor_area) return fail(c, list, "floors", "out of memory");
+  for (int i = 0; i < list->n; ++i) {
+    sc->n_floors = i + 1;
+    if (read_floor(c, list->items[i], i)) return -1;
+  }
+  return check_floors_apart(c, list) || lay_out_floors(c, list) ? -1 : 0;
+}
+
+/* SFPE's stair constant k [m/s] (validation.md: 1.00 at 191/254 mm riser
+ * over tread, 1.08 at 178/279, 1.16 at 165/305, 1.23 at 165/330), linear in
+ * the slope riser/tread between those, held beyond them. */
+static double sfpe_stair_k(double slope) {
+  static const double s[4] = {191.0 / 254.0, 178.0 / 279.0, 165.0 / 305.0, 165.0 / 330.0};
+  static const double k[4] = {1.00, 1.08, 1.16, 1.23};
+  if (slope >= s[0]) return k[0];
+  for (int i = 1; i < 4; ++i)
+    if (slope >= s[i]) return k[i - 1] + (k[i] - k[i - 1]) * (s[i - 1] - slope) / (s[i - 1] - s[i]);
+  return k[3];
+}
+
+/* A stair's speeds over the level speed (docs/floors.md): SFPE's free speed
+ * along the slope, 0.856 k (k - 0.266 k D at D = 0.54 /m^2, where SFPE's
+ * speeds start to fall), its horizontal part, over the level free speed of
+ * Weidmann's relation (1.34 m/s); going up 0.85 of that (Fruin's free
+ * speeds, up 0.5-0.7 and down 0.6-0.8 m/s: 0.6 / 0.7). A ramp: 1. */
+static void stair_factors(thr_stair_def *st) {
+  if (st->kind == THR_STAIR_RAMP) {
+    if (!(st->factor_down > 0.0f)) st->factor_down = 1.0f;
+    if (!(st->factor_up > 0.0f)) st->factor_up = 1.0f;
+    return;
+  }
+  double slope = (double)st->riser / (double)st->tread;
+  double down = 0.856 * sfpe_stair_k(slope) * cos(atan(slope)) / 1.34;
+  if (!(st->factor_down > 0.0f)) st->factor_down = (float)down;
+  if (!(st->factor_up > 0.0f)) st->factor_up = (float)(0.85 * st->factor_down);
+}
+
+/* A landing (key `key` of a stair) must be an edge of the stair's polygon
+ * (the last of stair_shapes) and, for `floor` >= 0, lie on that floor's
+ * boundary. */
+static int check_landing(cfg *c, const thr_ynode *item, const char *path, const char *key, const thr_vec2 *ab,
+                         int floor) {
+  char p[PATH_LEN];
+  const thr_polyset *ss = &c->sc->stair_shapes;
+  int last = ss->n_polys - 1, r0 = ss->poly_first[last];
+  int pf[2] = {0, 1}, rf[2] = {0, thr_ring_len(ss, r0)}, ring, edge;
+  thr_polyset one = {1, 1, rf[1], pf, rf, (thr_vec2 *)thr_ring_verts(ss, r0), NULL};
+  const thr_ynode *v = thr_ymap_get(item, key);
+  subkey(p, path, key);
+  if (thr_boundary_edge_under(&one, ab[0], ab[1], ON_TOL, &ring, &edge))
+    return fail(c, v, p, "[%g, %g] to [%g, %g] is not on an edge of the stair's polygon", (double)ab[0].x,
+                (double)ab[0].y, (double)ab[1].x, (double)ab[1].y);
+  if (floor >= 0 && thr_boundary_edge_under(&c->floor_area[floor], ab[0], ab[1], ON_TOL, &ring, &edge))
+    return fail(c, v, p,
+                "the landing [%g, %g] to [%g, %g] does not touch floor '%s': it must lie on the boundary of that "
+                "floor's walkable area (line %d), where the stair opens into it",
+                (double)ab[0].x, (double)ab[0].y, (double)ab[1].x, (double)ab[1].y, c->sc->floors[floor].name,
+                c->sc->floors[floor].line);
+  return 0;
+}
+
+static int read_landing(cfg *c, const thr_ynode *item, const char *path, const char *key, thr_vec2 ab[2]) {
+  char p[PATH_LEN];
+  thr_vec2 *v;
+  int n;
+  if (read_points(c, thr_ymap_get(item, key), subkey(p, path, key), 0, &v, &n)) return -1;
+  ab[0] = v[0], ab[1] = v[1];
+  free(v);
+  return 0;
+}
+
+static int read_stair(cfg *c, const thr_ynode *item, int i) {
+  char path[PATH_LEN], p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_stair_def *st = &sc->stairs[i];
+  named stairs = NAMED("stair", "stairs", sc->stairs, i + 1), floors = floors_named(sc, sc->n_floors);
+  subindex(path, "stairs", i);
+  st->line = item_line(item);
+  st->factor_up = st->factor_down = NAN; /* derived unless given */
+  if (item_map(c, item, path, "a map {name: NAME, from: FLOOR, to: FLOOR, polygon: ..., bottom: ..., top: ...}") ||
+      need_keys(c, item, path, -1) || read_item_name(c, item, path, st->name, sizeof st->name, &stairs, i) ||
+      resolve_name(c, thr_ymap_get(item, "from"), subkey(p, path, "from"), &floors, &st->from) ||
+      resolve_name(c, thr_ymap_get(item, "to"), subkey(p, path, "to"), &floors, &st->to) ||
+      thr_config_read_default(row_of(path, "riser"), &st->riser, c->err, c->errlen) ||
+      thr_config_read_default(row_of(path, "tread"), &st->tread, c->err, c->errlen) ||
+      read_key_into(c, item, path, "kind", &st->kind) || read_key_into(c, item, path, "riser", &st->riser) ||
+      read_key_into(c, item, path, "tread", &st->tread) || read_key_into(c, item, path, "speed_up", &st->factor_up) ||
+      read_key_into(c, item, path, "speed_down", &st->factor_down))
+    return -1;
+  const thr_floor_def *from = &sc->floors[st->from], *to = &sc->floors[st->to];
+  if (!(to->elevation > from->elevation + SAME_ELEVATION))
+    return fail(c, thr_ymap_get(item, "to"), subkey(p, path, "to"),
+                "floor '%s' (elevation %g m) is not above floor '%s' (%g m); a stair goes up from `from` to `to`",
+                to->name, (double)to->elevation, from->name, (double)from->elevation);
+  use_floor(c, st->from);
+  st->shape = sc->stair_shapes.n_polys;
+  if (read_polygon(c, thr_ymap_get(item, "polygon"), subkey(p, path, "polygon"), "the stair", st->line,
+                   &sc->stair_shapes) ||
+      read_landing(c, item, path, "bottom", st->bottom) || read_landing(c, item, path, "top", st->top) ||
+      check_landing(c, item, path, "bottom", st->bottom, -1) || check_landing(c, item, path, "top", st->top, st->from) ||
+      check_landing(c, item, path, "top", st->top, st->to))
+    return -1;
+  shift_polygon(&sc->stair_shapes, st->shape, from->shift);
+  stair_factors(st);
+  return 0;
+}
+
+static int read_zone(cfg *c, const thr_ynode *item, int i) {
+  char path[PATH_LEN], p[PATH_LEN];
+  thr_scenario *sc = c->sc;
+  thr_zone_def *z = &sc->zones[i];
+  named zones = NAMED("speed zone", "speed_zones", sc->zones, i + 1);
+  subindex(path, "speed_zones", i);
+  z->line = item_line(item);
+  if (item_map(c, item, path, "a map {name: NAME, polygon: [[x, y], ...], factor: F}") ||
+      need_keys(c, item, path, -1) || item_floor(c, item, path) ||
+      read_item_name(c, item, path, z->name, sizeof z->name, &zones, i) ||
+      read_key_into(c, item, path, "factor", &z->factor))
+    return -1;
+  z->floor = c->floor;
+  z->shape = sc->zone_shapes.n_polys;
+  if (read_polygon(c, thr_ymap_get(item, "polygon"), subkey(p, path, "polygon"), "the speed zone", z->line,
+                   &sc->zone_shapes))
+    return -1;
+  shift_polygon(&sc->zone_shapes, z->shape, item_shift(c));
+  return 0;
+}
+
+/* stairs and speed_zones, after the world (their areas are the floors'). */
+static int read_stairs_and_zones(cfg *c, const thr_ynode *root) {
+  thr_scenario *sc = c->sc;
+  const thr_ynode *stairs, *zones;
+  if (list_at(c, root, "stairs", "stairs", "stairs ({name: NAME, from: FLOOR, to: FLOOR, ...})", &stairs) ||
+      list_at(c, root, "speed_zones", "speed_zones", "speed zones ({name: NAME, polygon: ..., factor: F})", &zones))
+    return -1;
+  if (stairs && stairs->n) {
+    if (!sc->n_floors)
+      return fail(c, stairs, "stairs", "stairs join floors: define the floors under 'floors' (docs/floors.md)");
+    if (!(sc->stairs = calloc((size_t)stairs->n, sizeof *sc->stairs))) return fail(c, stairs, "stairs", "out of memory");
+    for (int i = 0; i < stairs->n; ++i) {
+      sc->n_stairs = i + 1;
+      if (read_stair(c, stairs->items[i], i)) return -1;
+    }
+  }
+  if (zones && zones->n) {
+    if (!(sc->zones = calloc((size_t)zones->n, sizeof *sc->zones)))
+      return fail(c, zones, "speed_zones", "out of memory");
+    for (int i = 0; i < zones->n; ++i) {
+      sc->n_zones = i + 1;
+      if (read_zone(c, zones->items[i], i)) return -1;
+    }
+  }
+  use_floor(c, 0);
+  return 0;
 }
 
 /* ---- exits ---------------------------------------------------------------- */
@@ -1332,9 +1661,12 @@ static int read_exits(cfg *c, const thr_ynode *root) {
   sc->exit_width = calloc((size_t)list->n, sizeof *sc->exit_width);
   if (!sc->exit_names || !sc->exit_width) return fail(c, list, "exits", "out of memory");
   for (int i = 0; i < list->n; ++i) {
-    if (read_exit(c, list->items[i], i)) return -1;
+    char q[PATH_LEN];
+    if (item_floor(c, list->items[i], subindex(q, "exits", i)) || read_exit(c, list->items[i], i)) return -1;
     sc->n_exits = i + 1;
+    shift_polygon(&sc->exit_shapes, i, item_shift(c));
   }
+  use_floor(c, 0);
   return 0;
 }
 
@@ -1416,9 +1748,14 @@ static int read_stages(cfg *c, const thr_ynode *root) {
   sc->stages = calloc((size_t)list->n, sizeof *sc->stages);
   if (!sc->stages) return fail(c, list, "stages", "out of memory");
   for (int i = 0; i < list->n; ++i) {
-    if (read_stage(c, list->items[i], i)) return -1;
+    char q[PATH_LEN];
+    if (item_floor(c, list->items[i], subindex(q, "stages", i)) || read_stage(c, list->items[i], i)) return -1;
     sc->n_stages = i + 1;
+    thr_stage_def *st = &sc->stages[i];
+    st->point.x += item_shift(c);
+    for (int k = st->slot_first; k < st->slot_first + st->n_slots; ++k) sc->slots[k].x += item_shift(c);
   }
+  use_floor(c, 0);
   return 0;
 }
 
@@ -2112,6 +2449,15 @@ static int read_block(cfg *c, const thr_ynode *blk, int index, thr_block *b) {
   return read_placement(c, blk, path, b) || read_block_agents(c, blk, path, b) ? -1 : 0;
 }
 
+/* A block on a floor moves with it: its rectangle, centre, region, goal
+ * point and the offset of its points (goals by name move with theirs). */
+static void shift_block(cfg *c, thr_block *b, float dx) {
+  if (dx == 0.0f) return;
+  b->min.x += dx, b->max.x += dx, b->center.x += dx, b->points_offset.x += dx;
+  if (b->goal_kind == THR_BGOAL_POINT || b->goal_kind == THR_BGOAL_ANTIPODAL) b->goal_point.x += dx;
+  if (b->layout == THR_LAYOUT_POLYGON) shift_polygon(&c->sc->regions, b->region, dx);
+}
+
 static int read_agents(cfg *c, const thr_ynode *root) {
   char g[GOT_LEN];
   thr_scenario *sc = c->sc;
@@ -2124,9 +2470,13 @@ static int read_agents(cfg *c, const thr_ynode *root) {
   sc->set_first = calloc(n + 1, sizeof *sc->set_first);
   if (!sc->blocks || !sc->set_first) return fail(c, list, "agents", "out of memory");
   for (int i = 0; i < list->n; ++i) {
-    if (read_block(c, list->items[i], i, &sc->blocks[i])) return -1;
+    char q[PATH_LEN];
+    if (item_floor(c, list->items[i], subindex(q, "agents", i)) || read_block(c, list->items[i], i, &sc->blocks[i]))
+      return -1;
     sc->n_blocks = i + 1;
+    shift_block(c, &sc->blocks[i], item_shift(c));
   }
+  use_floor(c, 0);
   return 0;
 }
 
@@ -2192,9 +2542,12 @@ static int read_sources(cfg *c, const thr_ynode *root) {
     return fail(c, list, "sources", "out of memory");
   memset(sc->blocks + sc->n_blocks, 0, (size_t)list->n * sizeof *sc->blocks);
   for (int i = 0; i < list->n; ++i) {
-    if (read_source(c, list->items[i], i)) return -1;
+    char q[PATH_LEN];
+    if (item_floor(c, list->items[i], subindex(q, "sources", i)) || read_source(c, list->items[i], i)) return -1;
     sc->n_sources = i + 1;
+    shift_polygon(&sc->regions, sc->sources[i].region, item_shift(c)); /* its block's region too: the same polygon */
   }
+  use_floor(c, 0);
   return 0;
 }
 
@@ -2242,9 +2595,17 @@ static int read_measure_list(cfg *c, const thr_ynode *m, const char *key, const 
     return fail(c, list, path, "out of memory");
   for (int i = 0; i < list->n; ++i) {
     subindex(q, path, i);
-    if (areas ? read_measure_area(c, list->items[i], q, i) : read_measure_line(c, list->items[i], q, i)) return -1;
-    if (!areas) sc->n_lines = i + 1;
+    if (item_floor(c, list->items[i], q) ||
+        (areas ? read_measure_area(c, list->items[i], q, i) : read_measure_line(c, list->items[i], q, i)))
+      return -1;
+    if (areas) {
+      shift_polygon(&sc->areas, i, item_shift(c));
+    } else {
+      sc->n_lines = i + 1;
+      sc->lines[i].a.x += item_shift(c), sc->lines[i].b.x += item_shift(c);
+    }
   }
+  use_floor(c, 0);
   return 0;
 }
 
@@ -2267,28 +2628,114 @@ static int read_measurement(cfg *c, const thr_ynode *root) {
 
 /* Obstacle v[0..n), closed (a polygon) or open (a polyline; `closing`
  * repeats its first vertex at the end), after the others. */
-static int add_obstacle(cfg *c, const thr_vec2 *v, int n, int closed, int line) {
+static int add_obstacle(cfg *c, const thr_vec2 *v, int n, int closed, int closing, int line) {
   thr_scenario *sc = c->sc;
   thr_ynode at = {.origin = sc->path, .line = line, .col = 1};
   size_t o = (size_t)sc->n_obstacles;
   if (grow(&sc->obs_vfirst, o + 2, sizeof *sc->obs_vfirst) || grow(&sc->obs_closed, o + 1, sizeof *sc->obs_closed) ||
       grow(&sc->obs_line, o + 1, sizeof *sc->obs_line))
     return fail(c, &at, "geometry", "out of memory");
-  for (int k = 0; k <= n; ++k)
-    if ((k < n || !closed) && push_vert(c, &at, v[k % n])) return -1;
+  for (int k = 0; k < n + (closing && !closed); ++k)
+    if (push_vert(c, &at, v[k % n])) return -1;
   sc->obs_closed[o] = closed, sc->obs_line[o] = line;
   sc->obs_vfirst[o + 1] = sc->n_verts;
   sc->n_obstacles++;
   return 0;
 }
 
+/* Opening k of the walls (2 per stair): a stair's top landing in the place
+ * of its lower floor (k even) or of its upper one (k odd). */
+static void wall_opening(const thr_scenario *sc, int k, thr_vec2 ab[2]) {
+  const thr_stair_def *st = &sc->stairs[k / 2];
+  float dx = sc->floors[k % 2 ? st->to : st->from].shift;
+  ab[0] = v2(st->top[0].x + dx, st->top[0].y);
+  ab[1] = v2(st->top[1].x + dx, st->top[1].y);
+}
+
+/* Where along edge a -> b the opening lies (t0 <= t1 in [0, 1]), or 0 when
+ * it does not lie on it. */
+static int opening_on_edge(thr_vec2 a, thr_vec2 b, const thr_vec2 ab[2], float *t0, float *t1) {
+  thr_vec2 d = v2_sub(b, a);
+  float len2 = v2_len2(d);
+  if (!(len2 > 0.0f)) return 0;
+  float t[2];
+  for (int k = 0; k < 2; ++k) {
+    t[k] = v2_dot(v2_sub(ab[k], a), d) / len2;
+    thr_vec2 q = v2_add(a, v2_scale(d, t[k]));
+    if (t[k] < -1e-4f || t[k] > 1.0f + 1e-4f || v2_len(v2_sub(q, ab[k])) > (float)ON_TOL) return 0;
+  }
+  *t0 = fmaxf(fminf(t[0], t[1]), 0.0f), *t1 = fminf(fmaxf(t[0], t[1]), 1.0f);
+  return 1;
+}
+
+/* The open chain pts[0..*m) becomes a wall (when it has length); *m = 0. */
+static int flush_chain(cfg *c, thr_vec2 *pts, int *m) {
+  int rc = *m >= 2 ? add_obstacle(c, pts, *m, 0, 0, c->walls_line) : 0;
+  *m = 0;
+  return rc;
+}
+
+static void chain_push(thr_vec2 *pts, int *m, thr_vec2 p) {
+  if (!*m || pts[*m - 1].x != p.x || pts[*m - 1].y != p.y) pts[(*m)++] = p;
+}
+
+/* The walls of ring v[0..n) (an outer ring, or a hole) with the openings
+ * of the stairs cut out: open chains from one opening to the next. */
+static int add_ring_walls(cfg *c, const thr_vec2 *v, int n, int hole) {
+  const thr_scenario *sc = c->sc;
+  float *cut = malloc((size_t)n * 2 * sizeof *cut);
+  thr_vec2 *pts = malloc(((size_t)n * 2 + 4) * sizeof *pts);
+  if (!cut || !pts) {
+    free(cut), free(pts);
+    thr_ynode at = {.origin = sc->path, .line = c->walls_line, .col = 1};
+    return fail(c, &at, "geometry", "out of memory");
+  }
+  int first = -1, rc = 0;
+  for (int e = 0; e < n; ++e) {
+    cut[2 * e] = -1.0f;
+    for (int k = 0; k < 2 * sc->n_stairs && !rc; ++k) {
+      thr_vec2 ab[2];
+      float t0, t1;
+      wall_opening(sc, k, ab);
+      if (!opening_on_edge(v[e], v[(e + 1) % n], ab, &t0, &t1)) continue;
+      if (cut[2 * e] >= 0.0f) {
+        const thr_stair_def *st = &sc->stairs[k / 2];
+        thr_ynode at = {.origin = sc->path, .line = st->line, .col = 1};
+        rc = fail(c, &at, "stairs", "stair '%s': two stairs open onto one edge of a floor's boundary; give that edge "
+                  "a vertex between them", st->name);
+      }
+      cut[2 * e] = t0, cut[2 * e + 1] = t1;
+      if (first < 0) first = e;
+    }
+  }
+  if (!rc && first < 0) rc = add_obstacle(c, v, n, hole, 1, c->walls_line);
+  if (!rc && first >= 0) {
+    int m = 0;
+    thr_vec2 a = v[first], d = v2_sub(v[(first + 1) % n], a);
+    chain_push(pts, &m, v2_add(a, v2_scale(d, cut[2 * first + 1])));
+    for (int k = 1; k <= n && !rc; ++k) {
+      int e = (first + k) % n;
+      chain_push(pts, &m, v[e]);
+      if (cut[2 * e] < 0.0f) continue;
+      d = v2_sub(v[(e + 1) % n], v[e]);
+      chain_push(pts, &m, v2_add(v[e], v2_scale(d, cut[2 * e])));
+      rc = flush_chain(c, pts, &m);
+      chain_push(pts, &m, v2_add(v[e], v2_scale(d, cut[2 * e + 1])));
+    }
+  }
+  free(cut);
+  free(pts);
+  return rc;
+}
+
 /* Walls follow from the walkable area: each outer ring becomes a polyline
  * that ends where it starts (agents stay inside it), each hole a polygon
- * (agents stay outside it). */
+ * (agents stay outside it); in a building, with the stairs' top landings
+ * left open. */
 static int add_walls(cfg *c) {
   const thr_polyset *s = &c->sc->walkable;
   for (int r = 0; r < s->n_rings; ++r)
-    if (add_obstacle(c, thr_ring_verts(s, r), thr_ring_len(s, r), !thr_ring_is_outer(s, r), c->walls_line)) return -1;
+    if (add_ring_walls(c, thr_ring_verts(s, r), thr_ring_len(s, r), !thr_ring_is_outer(s, r))) return -1;
   return 0;
 }
 
@@ -2686,7 +3133,7 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
                 got(root, g));
   if (check_keys(c, root, "") || read_preset(c, root) || read_model(c, root) || read_top_scalars(c, root) ||
       read_sections(c, root) ||
-      read_geometry(c, root) || read_world(c, root))
+      read_geometry(c, root) || read_floors(c, root) || read_world(c, root) || read_stairs_and_zones(c, root))
     return -1;
   if (read_goals(c, root) || read_obstacles(c, root) || read_exits(c, root) || read_stages(c, root) ||
       read_journeys(c, root))
@@ -2709,6 +3156,8 @@ int thr_config_load(const char *path, const char *const *sets, int n_sets, thr_s
   for (int k = 0; k < n_sets && !rc; ++k) rc = thr_ytree_apply_set(&tree, sets[k], err, errlen);
   cfg c = {.sc = sc, .err = err, .errlen = errlen};
   if (!rc) rc = fill_scenario(&c, tree.root, path);
+  for (int f = 0; c.floor_area && f < sc->n_floors; ++f) thr_polyset_free(&c.floor_area[f]);
+  free(c.floor_area);
   thr_ytree_free(&tree);
   if (rc) thr_scenario_free(sc);
   return rc ? -1 : 0;

@@ -89,6 +89,8 @@ typedef struct thr_route_setup {
   const long *n_src;
   int n_exits;
   float queue_radius;       /* an exit's queue: its basin's agents within this travel distance of it [m] */
+  int n_phantom;            /* a building's phantom cells, each taking its partner's value (behavior/navfield.h) */
+  const int32_t *ph_cell, *ph_partner;
 } thr_route_setup;
 
 typedef struct thr_backend thr_backend;

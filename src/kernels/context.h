@@ -90,12 +90,18 @@ static inline thr_evac_view thr_world_evac_view(const thr_world *w) {
   e.slots = w->slots;
   e.n_lines = w->n_lines;
   e.lines = w->lines;
+  e.n_seams = w->n_seams;
+  e.seams = w->seams;
+  e.n_zones = w->n_zones;
+  e.zones = w->zones;
+  e.zone_verts = w->zone_verts;
   return e;
 }
 
 /* Is the world's evacuation part used at all (exits, stages, lines)? */
 static inline int thr_world_has_evacuation(const thr_world *w) {
-  return w->n_exits > 0 || w->n_stages > 0 || w->n_lines > 0 || w->n_areas > 0 || w->map_nx > 0;
+  return w->n_exits > 0 || w->n_stages > 0 || w->n_lines > 0 || w->n_areas > 0 || w->map_nx > 0 || w->n_seams > 0 ||
+         w->n_zones > 0;
 }
 
 /* Point a kernel context at a backend's current arrays (host or device

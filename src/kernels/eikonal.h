@@ -27,6 +27,9 @@
 #define THR_EIK_SWEEPS 32
 #define THR_EIK_BUF ((THR_EIK_TILE + 2) * (THR_EIK_TILE + 2)) /* a tile with its halo */
 #define THR_EIK_MAX_ROUNDS 100000
+/* Most solves of one field in a building (its phantoms take their
+ * partners' values after each; behavior/navfield.h) */
+#define THR_SEAM_ROUNDS 1000
 
 /* A source of a field: a cell, the value the field starts at there, and a
  * label that the cells its front reaches inherit (which exit they lead to). */
@@ -123,6 +126,32 @@ static inline void thr_route_box_sums(int nx, int ny, int box, const int32_t *in
  * `radius` of the exit. Agents beyond, or held up at a bottleneck on the
  * way, are not (yet) waiting for this exit. */
 THR_HD int thr_route_in_queue(float value, float offset, float radius) { return value - offset <= radius; }
+
+/* ---- a building's phantom cells (behavior/navfield.h) -------------------- */
+
+/* Phantom k (cell ph_cell[k]) as a source at its value, when reached: the
+ * solve then runs on through the seam. Returns its cell, or -1. */
+THR_HD int thr_eik_phantom_set(int k, const int32_t *ph_cell, const float *val, const int32_t *lab, float *T,
+                               int32_t *L, unsigned char *fixed) {
+  if (!(val[k] < HUGE_VALF)) return -1;
+  int q = ph_cell[k];
+  T[q] = val[k];
+  fixed[q] = 1;
+  if (L) L[q] = lab[k];
+  return q;
+}
+
+/* Phantom k takes its partner's value and label after a solve; 1 when
+ * either changed (the field is solved again). */
+THR_HD int thr_eik_phantom_take(int k, const int32_t *ph_partner, const float *T, const int32_t *L, float *val,
+                                int32_t *lab) {
+  int p = ph_partner[k];
+  int32_t l = L ? L[p] : -1;
+  if (T[p] == val[k] && l == lab[k]) return 0;
+  val[k] = T[p];
+  lab[k] = l;
+  return 1;
+}
 
 /* ---- the solver ---------------------------------------------------------- */
 

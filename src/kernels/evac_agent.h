@@ -48,6 +48,13 @@ typedef struct thr_evac_view {
   /* measurement lines: segment k is lines[2k] .. lines[2k+1] */
   int n_lines;
   const thr_vec2 *lines;
+  /* buildings (docs/floors.md): seams between floors' places, zones of
+   * other walking speeds (stairs, speed zones) */
+  int n_seams;
+  const thr_seam *seams;
+  int n_zones;
+  const thr_zone *zones;
+  const thr_vec2 *zone_verts;
 } thr_evac_view;
 
 /* The assignment of agent id in as[0..n) (sorted by id), or -1. */
@@ -187,6 +194,39 @@ THR_HD int thr_map_cell(float ox, float oy, float cell, int nx, int ny, thr_vec2
   float fx = floorf((x.x - ox) / cell), fy = floorf((x.y - oy) / cell);
   if (!(fx >= 0.0f && fy >= 0.0f && fx < (float)nx && fy < (float)ny)) return -1;
   return (int)fy * nx + (int)fx;
+}
+
+/* How far beyond a seam an agent still passes through it [m]: further
+ * than a step and the pushes of a solver can carry it (its floor's place
+ * is empty there: the seam is an opening in its boundary). */
+#define THR_SEAM_DEPTH 0.5f
+
+/* Where an agent at x ends its step: at x, or, beyond a seam (it walked
+ * off a stair's top, or down into one), at x moved into the other floor's
+ * place. Where it is, not how it got there: the stability pass moves the
+ * start of the step too. */
+THR_HD thr_vec2 thr_evac_through_seams(const thr_evac_view *e, thr_vec2 x) {
+  for (int k = 0; k < e->n_seams; ++k) {
+    const thr_seam *s = &e->seams[k];
+    thr_vec2 d = v2_sub(x, s->a), u = v2_sub(s->b, s->a);
+    float across = v2_dot(d, s->n), along = v2_dot(d, u);
+    if (across > 0.0f && across <= THR_SEAM_DEPTH && along >= 0.0f && along <= v2_dot(u, u))
+      return v2(x.x + s->shift, x.y);
+  }
+  return x;
+}
+
+/* The walking speed at x over the agent's own, heading along dir: a
+ * stair's up or down factor, a speed zone's, or 1 (the first zone that
+ * holds x). */
+THR_HD float thr_evac_zone_factor(const thr_evac_view *e, thr_vec2 x, thr_vec2 dir) {
+  for (int k = 0; k < e->n_zones; ++k) {
+    const thr_zone *z = &e->zones[k];
+    if (x.x < z->lo.x || x.y < z->lo.y || x.x > z->hi.x || x.y > z->hi.y) continue;
+    if (!thr_polygon_contains(e->zone_verts + z->v0, z->nv, x)) continue;
+    return v2_dot(dir, z->up) > 0.0f ? z->f_up : z->f_down;
+  }
+  return 1.0f;
 }
 
 /* Does the step from a to b cross measurement line k? (proper crossing,

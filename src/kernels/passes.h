@@ -127,6 +127,8 @@ THR_HD thr_plan thr_agent_plan(const thr_ctx *c, const thr_agents *a, int i) {
              !inside) {
     pl.vp = thr_preferred_velocity(x, pl.target, a->pref_speed[i], c->prm.dt);
   }
+  /* stairs and speed zones (docs/floors.md) */
+  if (c->ev.n_zones) pl.vp = v2_scale(pl.vp, thr_evac_zone_factor(&c->ev, x, pl.vp));
   return pl;
 }
 

@@ -496,7 +496,7 @@ THR_TEST(set_errors) {
   FAILS_SET(base, "solvr.iterations=3",
             "--set solvr.iterations=3: unknown key 'solvr' (known keys here: name, description, seed, world, geometry, "
             "time, solver, model, headway, contact, ");
-  CHECK(ends_with(g_err, ", decomposition, goals, obstacles, exits, routing, stages, journeys, agents, sources, "
+  CHECK(ends_with(g_err, ", decomposition, goals, floors, stairs, speed_zones, obstacles, exits, routing, stages, journeys, agents, sources, "
                          "formations, measurement, output, catalyst); did you mean 'solver'?"));
   FAILS_SET(base, "solver.iteratons=3",
             "--set solver.iteratons=3: solver: unknown key 'iteratons' (known keys here: stability_iterations, "
@@ -618,7 +618,7 @@ THR_TEST(unknown_keys) {
       snprintf(key, sizeof key, ", %s, ", *sec);
       CHECK(strstr(g_err, key) != NULL);
     }
-  CHECK(ends_with(g_err, ", neighbors, decomposition, goals, obstacles, exits, routing, stages, journeys, agents, "
+  CHECK(ends_with(g_err, ", neighbors, decomposition, goals, floors, stairs, speed_zones, obstacles, exits, routing, stages, journeys, agents, "
                          "sources, formations, measurement, output, catalyst); did you mean 'solver'?"));
   FAILS(WORLD "solver: {iteratons: 3}\n" AGENTS,
         ":2:10: solver: unknown key 'iteratons' (known keys here: stability_iterations, iterations, omega); "
@@ -634,11 +634,11 @@ THR_TEST(unknown_keys_nested) {
   FAILS(WORLD "agents:\n  - " GRID ", sped: 1}\n",
         ":3:64: agents[0]: unknown key 'sped' (known keys here: name, layout, min, max, center, radius, semi_axes, "
         "polygon, points, points_file, scale, offset, rows, cols, spacing, count, density, jitter, speed, "
-        "agent_radius, mass, group, goal, altitude, premovement, behavior, laps, exit, journey); did you mean 'speed'?");
+        "agent_radius, mass, group, goal, altitude, premovement, behavior, laps, exit, journey, floor); did you mean 'speed'?");
   FAILS(WORLD "goals:\n  - {name: a, pont: [1, 2]}\n" AGENTS,
-        ":3:15: goals[0]: unknown key 'pont' (known keys here: name, point, rect, disk); did you mean 'point'?");
+        ":3:15: goals[0]: unknown key 'pont' (known keys here: name, point, rect, disk, floor); did you mean 'point'?");
   FAILS(WORLD "obstacles:\n  - segmnt: [[0, 0], [1, 1]]\n" AGENTS,
-        ":3:5: obstacles[0]: unknown key 'segmnt' (known keys here: segment, polyline, polygon, rect)");
+        ":3:5: obstacles[0]: unknown key 'segmnt' (known keys here: segment, polyline, polygon, rect, floor)");
   FAILS(WORLD "agents:\n  - " GRID ", speed: {mean: 1, sprd: 0}}\n",
         ":3:81: agents[0].speed: unknown key 'sprd' (known keys here: mean, spread, sd, min, max, rimea)");
   FAILS(WORLD "agents:\n  - " GRID ", goal: {pointt: [1, 2]}}\n",

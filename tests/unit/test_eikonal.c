@@ -51,7 +51,7 @@ static void engine(thr_route_engine *e, const scene *s, const thr_navsource *src
   srcs[0] = src;
   ns[0] = n;
   thr_route_setup rs = {80, 60, 0.2f, s->cost, box, 1, {1.0f, 0.79f, 0.1f}, 1, &minus, 0, 1, &zero, &minus, &one,
-                        srcs, ns, 2, 15.0f};
+                        srcs, ns, 2, 15.0f, 0, NULL, NULL};
   CHECK(thr_route_engine_init(e, &rs) == 0);
 }
 

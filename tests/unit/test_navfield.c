@@ -66,7 +66,7 @@ static void rect(thr_vec2 *v, float x0, float y0, float x1, float y1) {
 /* A grid over [0, size]^2. */
 static thr_navgrid grid(float size, float cell, const thr_world *w, const thr_polyset *walkable, float clearance) {
   thr_navgrid g;
-  thr_navgrid_spec spec = {v2(0.0f, 0.0f), v2(size, size), cell, clearance, 0.1f};
+  thr_navgrid_spec spec = {v2(0.0f, 0.0f), v2(size, size), cell, clearance, 0.1f, 1};
   char err[256] = "";
   if (thr_navgrid_init(&g, &spec, w, walkable, err, sizeof err)) {
     fprintf(stderr, "thr_navgrid_init: %s\n", err);
@@ -493,7 +493,7 @@ THR_TEST(direction_fallback) {
 THR_TEST(refuses_too_many_cells) {
   thr_navgrid g;
   char err[256] = "";
-  thr_navgrid_spec spec = {v2(0.0f, 0.0f), v2(10000.0f, 10000.0f), 0.5f, 0.3f, 0.1f}; /* 4e8 cells */
+  thr_navgrid_spec spec = {v2(0.0f, 0.0f), v2(10000.0f, 10000.0f), 0.5f, 0.3f, 0.1f, 1}; /* 4e8 cells */
   CHECK(thr_navgrid_init(&g, &spec, NULL, NULL, err, sizeof err) == -1);
   printf("%s\n", err);
   CHECK(strstr(err, "routing.cell") != NULL && strstr(err, "4e+08") != NULL && g.kind == NULL);

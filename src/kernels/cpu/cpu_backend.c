@@ -403,6 +403,7 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
         a->flags[i] |= thr_agent_evac_flags(&c, thr_local_cell(&c.grid, a->x[i]), a->x[i], a->radius[i], a->stage[i],
                                             a->slot[i]);
         for (int k = 0; k < nl; ++k) cross[k] += thr_evac_crosses(&c.ev, k, x_old, a->x[i]);
+        if (c.ev.n_seams) a->x[i] = thr_evac_through_seams(&c.ev, a->x[i]);
       }
       for (int k = 0; k < nl; ++k) s->line_cross[k] += cross[k];
       note_health(s, part, bad);

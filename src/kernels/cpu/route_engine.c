@@ -39,7 +39,12 @@ int thr_route_engine_init(thr_route_engine *e, const thr_route_setup *rs) {
   e->changed = malloc((size_t)e->tiles + 1);
   e->list = malloc(((size_t)e->tiles + 1) * sizeof *e->list);
   e->offset = calloc((size_t)rs->n_exits + 1, sizeof *e->offset);
-  int bad = !e->base_cost || !e->walk_box || !e->count_field || !e->field || !e->weights_of || !e->labelled ||
+  size_t np = (size_t)rs->n_phantom;
+  e->ph_cell = dup_array(rs->ph_cell, np, sizeof *e->ph_cell);
+  e->ph_partner = dup_array(rs->ph_partner, np, sizeof *e->ph_partner);
+  e->ph_val = malloc((np ? np : 1) * sizeof *e->ph_val);
+  e->ph_lab = malloc((np ? np : 1) * sizeof *e->ph_lab);
+  int bad = !e->ph_cell || !e->ph_partner || !e->ph_val || !e->ph_lab || !e->base_cost || !e->walk_box || !e->count_field || !e->field || !e->weights_of || !e->labelled ||
             !e->n_src || !e->src || !e->counts || !e->cost || !e->fixed || !e->box_rows || !e->box_sums || !e->label || !e->t_next ||
             !e->l_next || !e->active || !e->changed || !e->list || !e->offset;
   for (size_t d = 0; d < nd && !bad; ++d)
@@ -81,6 +86,10 @@ void thr_route_engine_free(thr_route_engine *e) {
   free(e->changed);
   free(e->list);
   free(e->offset);
+  free(e->ph_cell);
+  free(e->ph_partner);
+  free(e->ph_val);
+  free(e->ph_lab);
   memset(e, 0, sizeof *e);
 }
 
@@ -201,20 +210,28 @@ long thr_route_engine_solve(thr_route_engine *e, const float *exit_offset, float
     float *T = fields + (size_t)e->field[d] * e->cells;
     int32_t *L = e->labelled[d] ? e->label : NULL;
     crowd_cost(e, e->weights_of[d]);
-    memset(e->fixed, 0, e->cells);
-    for (size_t c = 0; c < e->cells; ++c) T[c] = HUGE_VALF;
-    if (L)
-      for (size_t c = 0; c < e->cells; ++c) L[c] = -1;
-    for (long k = 0; k < e->n_src[d]; ++k) {
-      const thr_navsource *s = &e->src[d][k];
-      float v = L && exit_offset ? exit_offset[s->label] : s->value;
-      if (!(e->cost[s->cell] < HUGE_VALF) || (e->fixed[s->cell] && !(v < T[s->cell]))) continue;
-      T[s->cell] = v;
-      e->fixed[s->cell] = 1;
-      if (L) L[s->cell] = s->label;
+    for (int k = 0; k < rs->n_phantom; ++k) e->ph_val[k] = HUGE_VALF, e->ph_lab[k] = -1;
+    for (int round = 0;; ++round) {
+      memset(e->fixed, 0, e->cells);
+      for (size_t c = 0; c < e->cells; ++c) T[c] = HUGE_VALF;
+      if (L)
+        for (size_t c = 0; c < e->cells; ++c) L[c] = -1;
+      for (long k = 0; k < e->n_src[d]; ++k) {
+        const thr_navsource *s = &e->src[d][k];
+        float v = L && exit_offset ? exit_offset[s->label] : s->value;
+        if (!(e->cost[s->cell] < HUGE_VALF) || (e->fixed[s->cell] && !(v < T[s->cell]))) continue;
+        T[s->cell] = v;
+        e->fixed[s->cell] = 1;
+        if (L) L[s->cell] = s->label;
+      }
+      for (int k = 0; k < rs->n_phantom; ++k) thr_eik_phantom_set(k, e->ph_cell, e->ph_val, e->ph_lab, T, L, e->fixed);
+      thr_eik_grid g = {rs->nx, rs->ny, e->tnx, e->tny, e->cost, e->fixed};
+      rounds += thr_route_eikonal(e, &g, T, L);
+      /* a building: again until the phantoms hold their partners' values */
+      int moved = 0;
+      for (int k = 0; k < rs->n_phantom; ++k) moved |= thr_eik_phantom_take(k, e->ph_partner, T, L, e->ph_val, e->ph_lab);
+      if (!moved || round == THR_SEAM_ROUNDS) break;
     }
-    thr_eik_grid g = {rs->nx, rs->ny, e->tnx, e->tny, e->cost, e->fixed};
-    rounds += thr_route_eikonal(e, &g, T, L);
   }
   return rounds;
 }

@@ -33,6 +33,9 @@ typedef struct thr_route_engine {
   int *list;                   /* [tiles] the active tiles, in index order */
   float *offset;               /* [n_exits] the exits' offsets in the last solve */
   int labelled_field;          /* the world field holding the exits' basins, -1: none */
+  int32_t *ph_cell, *ph_partner; /* [rs.n_phantom] copies */
+  float *ph_val;               /* [rs.n_phantom] the phantoms' values and labels in this solve */
+  int32_t *ph_lab;
   size_t bytes;                /* what the arrays above take */
 } thr_route_engine;
 

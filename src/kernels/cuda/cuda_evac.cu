@@ -11,7 +11,7 @@
 #define EVAC_PTRS(X)                                                                                               \
   X(exit_vfirst, int) X(exit_verts, thr_vec2) X(exit_offset, int) X(exit_items, int) X(stages, thr_stage_view)       \
   X(slots, thr_vec2) X(lines, thr_vec2) X(fields, float) X(ref_fields, float) X(area_vfirst, int)                   \
-  X(area_verts, thr_vec2)
+  X(area_verts, thr_vec2) X(seams, thr_seam) X(zones, thr_zone) X(zone_verts, thr_vec2)
 
 void thr_cuda_evac_free(cuda_state *s) {
 #define THR_X(name, type) \
@@ -58,6 +58,9 @@ void thr_cuda_evac_set_world(cuda_state *s, const thr_world *w) {
   s->ev.stages = upload(s, w->stages, (size_t)w->n_stages);
   s->ev.slots = upload(s, w->slots, (size_t)w->n_slots);
   s->ev.lines = upload(s, w->lines, 2 * (size_t)w->n_lines);
+  s->ev.seams = upload(s, w->seams, (size_t)w->n_seams);
+  s->ev.zones = upload(s, w->zones, (size_t)w->n_zones);
+  s->ev.zone_verts = upload(s, w->zone_verts, (size_t)(w->n_zones ? w->zones[w->n_zones - 1].v0 + w->zones[w->n_zones - 1].nv : 0));
   if (kept_fields) {
     /* the fields the routing recomputed live only here: a new window keeps them */
     s->ev.fields = kept_fields;
@@ -89,6 +92,9 @@ void thr_cuda_evac_set_world(cuda_state *s, const thr_world *w) {
   v->stages = s->ev.stages;
   v->slots = s->ev.slots;
   v->lines = s->ev.lines;
+  v->seams = s->ev.seams;
+  v->zones = s->ev.zones;
+  v->zone_verts = s->ev.zone_verts;
 }
 
 /* ---- removal and events --------------------------------------------------------- */

@@ -121,6 +121,7 @@ __global__ void k_finalize(const thr_ctx c, thr_part_range r, thr_agents a, unsi
     f |= thr_agent_evac_flags(&c, thr_local_cell(&c.grid, xi), xi, a.radius[i], a.stage[i], a.slot[i]);
     for (int k = 0; k < c.ev.n_lines; ++k)
       if (thr_evac_crosses(&c.ev, k, x_old, xi)) atomicAdd(&cross[k], 1ull);
+    if (c.ev.n_seams) a.x[i] = thr_evac_through_seams(&c.ev, xi);
   }
   a.flags[i] = f;
 }

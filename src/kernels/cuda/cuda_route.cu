@@ -15,7 +15,8 @@ void thr_cuda_route_free(cuda_state *s) {
   thr_cuda_route *r = &s->route;
   void *ptrs[] = {r->base_cost, r->walk_box, r->counts, r->cost, r->fixed, r->box_rows, r->box_sums, r->label,
                   r->t_next, r->l_next, r->changed, r->active, r->list, r->n_list, r->basins, r->src_all,
-                  r->src_min, r->cub_tmp, r->tile_ids, r->offset};
+                  r->src_min, r->cub_tmp, r->tile_ids, r->offset, r->ph_cell, r->ph_partner, r->ph_lab,
+                  r->ph_val, r->ph_moved};
   for (size_t k = 0; k < sizeof ptrs / sizeof ptrs[0]; ++k)
     if (ptrs[k]) cudaFree(ptrs[k]);
   free(r->count_field);
@@ -84,6 +85,17 @@ int thr_cuda_route_setup(cuda_state *s, const thr_route_setup *rs) {
   for (size_t d = 0; d < nd; ++d)
     if (rs->labelled[d]) r->labelled_field = rs->field[d];
   r->src_all = dev_alloc<thr_navsource>(s, (size_t)r->src_first[nd]);
+  size_t np = (size_t)rs->n_phantom;
+  r->ph_cell = dev_alloc<int32_t>(s, np);
+  r->ph_partner = dev_alloc<int32_t>(s, np);
+  r->ph_lab = dev_alloc<int32_t>(s, np);
+  r->ph_val = dev_alloc<float>(s, np);
+  r->ph_moved = dev_alloc<int>(s, 1);
+  if (np) {
+    CUDA_CHECK(cudaMemcpy(r->ph_cell, rs->ph_cell, np * sizeof(int32_t), cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(r->ph_partner, rs->ph_partner, np * sizeof(int32_t), cudaMemcpyHostToDevice));
+  }
+  r->rs.ph_cell = r->rs.ph_partner = NULL; /* host arrays: not kept */
   r->src_min = dev_alloc<int>(s, cells);
   CUDA_CHECK(cudaMemcpy(r->base_cost, rs->base_cost, cells * sizeof(float), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(r->walk_box, rs->walk_box, cells * sizeof(int32_t), cudaMemcpyHostToDevice));
@@ -265,6 +277,30 @@ __global__ void k_sources_set(int n, const thr_navsource *src, const float *cost
   changed[thr_eik_tile_of(&g, c)] = THR_EIK_ALL;
 }
 
+/* ---- a building's phantom cells (eikonal.h) ------------------------------ */
+
+__global__ void k_phantoms_clear(int n, float *val, int32_t *lab) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  val[k] = HUGE_VALF;
+  lab[k] = -1;
+}
+
+__global__ void k_phantoms_set(int n, const int32_t *cell, const float *val, const int32_t *lab, float *T, int32_t *L,
+                               unsigned char *fixed, unsigned char *changed, thr_eik_grid g) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  int q = thr_eik_phantom_set(k, cell, val, lab, T, L, fixed);
+  if (q >= 0) changed[thr_eik_tile_of(&g, q)] = THR_EIK_ALL;
+}
+
+__global__ void k_phantoms_take(int n, const int32_t *partner, const float *T, const int32_t *L, float *val,
+                                int32_t *lab, int *moved) {
+  int k = blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= n) return;
+  if (thr_eik_phantom_take(k, partner, T, L, val, lab)) *moved = 1;
+}
+
 /* ---- the tiled solver ----------------------------------------------------- */
 
 __global__ void k_activate(thr_eik_grid g, const unsigned char *changed, unsigned char *active) {
@@ -352,25 +388,43 @@ int thr_cuda_route_solve(cuda_state *s, const float *exit_offset, long *rounds) 
     CUDA_CHECK(cudaMemcpyAsync(d_offset, exit_offset, (size_t)rs->n_exits * sizeof(float), cudaMemcpyHostToDevice,
                                s->stream));
   }
+  int np = rs->n_phantom;
+  unsigned pb = thr_blocks((size_t)(np ? np : 1));
   for (int d = 0; d < rs->n_dynamic; ++d) {
     float *T = s->ev.fields + (size_t)r->field[d] * r->cells;
     int32_t *L = r->labelled[d] ? r->label : NULL;
     const float *off = L ? d_offset : NULL;
     crowd_cost(s, r->weights_of[d]);
     thr_eik_grid g = {rs->nx, rs->ny, r->tnx, r->tny, r->cost, r->fixed};
-    k_fill_field<<<thr_blocks(r->cells), THR_CUDA_BLOCK, 0, s->stream>>>((int)r->cells, T, L, r->fixed, r->src_min);
-    CUDA_CHECK(cudaMemsetAsync(r->changed, 0, (size_t)r->tiles, s->stream));
-    long ns = r->src_first[d + 1] - r->src_first[d];
-    const thr_navsource *src = r->src_all + r->src_first[d];
-    if (ns) {
-      unsigned nb = thr_blocks((size_t)ns);
-      k_sources_min<<<nb, THR_CUDA_BLOCK, 0, s->stream>>>((int)ns, src, off, r->cost, T);
-      k_sources_first<<<nb, THR_CUDA_BLOCK, 0, s->stream>>>((int)ns, src, off, r->cost, T, r->src_min);
-      k_sources_set<<<nb, THR_CUDA_BLOCK, 0, s->stream>>>((int)ns, src, r->cost, r->src_min, r->fixed, L, r->changed,
-                                                          g);
-      CUDA_LAUNCHED("route_sources");
+    if (np) k_phantoms_clear<<<pb, THR_CUDA_BLOCK, 0, s->stream>>>(np, r->ph_val, r->ph_lab);
+    for (int round = 0;; ++round) {
+      k_fill_field<<<thr_blocks(r->cells), THR_CUDA_BLOCK, 0, s->stream>>>((int)r->cells, T, L, r->fixed, r->src_min);
+      CUDA_CHECK(cudaMemsetAsync(r->changed, 0, (size_t)r->tiles, s->stream));
+      long ns = r->src_first[d + 1] - r->src_first[d];
+      const thr_navsource *src = r->src_all + r->src_first[d];
+      if (ns) {
+        unsigned nb = thr_blocks((size_t)ns);
+        k_sources_min<<<nb, THR_CUDA_BLOCK, 0, s->stream>>>((int)ns, src, off, r->cost, T);
+        k_sources_first<<<nb, THR_CUDA_BLOCK, 0, s->stream>>>((int)ns, src, off, r->cost, T, r->src_min);
+        k_sources_set<<<nb, THR_CUDA_BLOCK, 0, s->stream>>>((int)ns, src, r->cost, r->src_min, r->fixed, L,
+                                                            r->changed, g);
+        CUDA_LAUNCHED("route_sources");
+      }
+      if (np)
+        k_phantoms_set<<<pb, THR_CUDA_BLOCK, 0, s->stream>>>(np, r->ph_cell, r->ph_val, r->ph_lab, T, L, r->fixed,
+                                                             r->changed, g);
+      *rounds += eikonal(s, &g, T, L);
+      if (!np) break;
+      /* a building: again until the phantoms hold their partners' values */
+      CUDA_CHECK(cudaMemsetAsync(r->ph_moved, 0, sizeof(int), s->stream));
+      k_phantoms_take<<<pb, THR_CUDA_BLOCK, 0, s->stream>>>(np, r->ph_partner, T, L, r->ph_val, r->ph_lab,
+                                                            r->ph_moved);
+      CUDA_LAUNCHED("route_phantoms");
+      int *h = (int *)thr_cuda_host_stage(s, sizeof(int));
+      CUDA_CHECK(cudaMemcpyAsync(h, r->ph_moved, sizeof(int), cudaMemcpyDeviceToHost, s->stream));
+      CUDA_CHECK(cudaStreamSynchronize(s->stream));
+      if (!*h || round == THR_SEAM_ROUNDS) break;
     }
-    *rounds += eikonal(s, &g, T, L);
   }
   return 0;
 }

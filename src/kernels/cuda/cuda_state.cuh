@@ -47,6 +47,9 @@ typedef struct thr_cuda_route {
   int *list, *n_list, *src_min, *tile_ids;
   unsigned long long *basins;
   thr_navsource *src_all;
+  int32_t *ph_cell, *ph_partner, *ph_lab; /* a building's phantom cells (rs.n_phantom) */
+  float *ph_val;
+  int *ph_moved;
   void *cub_tmp;
   size_t cub_bytes;
 } thr_cuda_route;
@@ -117,6 +120,9 @@ typedef struct cuda_state {
     int *exit_vfirst, *exit_offset, *exit_items, *area_vfirst;
     thr_vec2 *exit_verts, *slots, *lines, *area_verts;
     thr_stage_view *stages;
+    thr_seam *seams;
+    thr_zone *zones;
+    thr_vec2 *zone_verts;
     float *fields, *ref_fields;
     unsigned long long *line_cross; /* [THR_MAX_LINES] since the last measure */
     unsigned long long *counts;     /* measure scratch */
