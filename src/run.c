@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/floors.h"
 #include "core/evac.h"
 #include "core/formations.h"
 #include "core/measure.h"
@@ -286,9 +287,14 @@ static int write_outputs(run_ctx *r, int metrics, int frame, int insitu) {
 /* trajectory.h5 with the walkable area (the world rectangle when the
  * scenario has none). Collective. */
 static int open_trajectory(run_ctx *r, const thr_scenario *sc) {
-  char *wkt = thr_wkt_format(&sc->walkable, sc->world_min, sc->world_max);
+  /* a building: the first floor's walkable area (geometry-FLOOR.wkt has each floor's) */
+  thr_polyset first = {0};
+  int building = sc->n_floors > 0;
+  char *wkt = building && thr_floor_walkable(sc, 0, &first) ? NULL
+              : thr_wkt_format(building ? &first : &sc->walkable, sc->world_min, sc->world_max);
+  thr_polyset_free(&first);
   thr_trajectory_info info = {wkt, sc->name, (double)r->s->prm.dt, r->o->trajectory_every, r->o->compression,
-                              r->s->prm.dim3};
+                              r->s->prm.dim3, building ? sc : NULL};
   int rc = 0;
   if (!wkt) {
     snprintf(r->err, r->errlen, "out of memory writing the walkable area");
@@ -550,6 +556,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
   if (s->rank == 0 && out) {
     rc = thr_output_open(&r.out, o->out_dir, metrics, frames && !o->trajectory_hdf5, err, errlen);
     r.out.dim3 = s->prm.dim3;
+    r.out.building = sc->n_floors ? sc : NULL;
     thr_run_io io = run_io(&r);
     if (!rc && metrics && s->forms) rc = thr_output_open_formations(&r.out, err, errlen);
     if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, &io, err, errlen);

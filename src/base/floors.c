@@ -113,3 +113,26 @@ thr_vec2 thr_building_point(const thr_scenario *sc, thr_vec2 x, float *elevation
   }
   return v2(x.x - fl->shift, x.y);
 }
+
+int thr_floor_walkable(const thr_scenario *sc, int f, thr_polyset *out) {
+  const thr_polyset *w = &sc->walkable;
+  const thr_floor_def *fl = &sc->floors[f];
+  int p0 = fl->poly_first, p1 = fl->poly_first + fl->n_polys;
+  int r0 = w->poly_first[p0], r1 = w->poly_first[p1];
+  int v0 = w->ring_first[r0], v1 = w->ring_first[r1];
+  memset(out, 0, sizeof *out);
+  out->n_polys = p1 - p0, out->n_rings = r1 - r0, out->n_verts = v1 - v0;
+  out->poly_first = malloc((size_t)(out->n_polys + 1) * sizeof *out->poly_first);
+  out->ring_first = malloc((size_t)(out->n_rings + 1) * sizeof *out->ring_first);
+  out->verts = malloc((size_t)(out->n_verts ? out->n_verts : 1) * sizeof *out->verts);
+  out->poly_line = malloc((size_t)(out->n_polys ? out->n_polys : 1) * sizeof *out->poly_line);
+  if (!out->poly_first || !out->ring_first || !out->verts || !out->poly_line) {
+    thr_polyset_free(out);
+    return -1;
+  }
+  for (int p = p0; p <= p1; ++p) out->poly_first[p - p0] = w->poly_first[p] - r0;
+  for (int r = r0; r <= r1; ++r) out->ring_first[r - r0] = w->ring_first[r] - v0;
+  for (int v = v0; v < v1; ++v) out->verts[v - v0] = v2(w->verts[v].x - fl->shift, w->verts[v].y);
+  for (int p = p0; p < p1; ++p) out->poly_line[p - p0] = w->poly_line ? w->poly_line[p] : 0;
+  return 0;
+}

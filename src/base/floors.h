@@ -22,4 +22,9 @@ int thr_floor_at(const thr_scenario *sc, thr_vec2 x);
  * between its landings). Without floors: x itself at elevation 0. */
 thr_vec2 thr_building_point(const thr_scenario *sc, thr_vec2 x, float *elevation);
 
+/* Floor f's walkable area in its own coordinates, into *out (a new polygon
+ * set the caller frees with thr_polyset_free). Returns 0, or -1 when out of
+ * memory. */
+int thr_floor_walkable(const thr_scenario *sc, int f, thr_polyset *out);
+
 #endif

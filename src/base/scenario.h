@@ -100,6 +100,7 @@ typedef struct thr_floor_def {
   int line;
   float elevation; /* [m] */
   float shift;     /* x of the floor's place inside minus its x as given [m] */
+  int poly_first, n_polys; /* its polygons in the scenario's walkable area (moved by shift) */
 } thr_floor_def;
 
 /* stairs[].kind */

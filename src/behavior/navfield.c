@@ -1,11 +1,14 @@
 #include "navfield.h"
 
 #include "base/geometry.h"
+#include "base/polygon.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static int axis_cells(double o, double h, int n, double a, double b, int *k0, int *k1);
 
 /* ---- cells and spans ----------------------------------------------------- */
 
@@ -13,7 +16,30 @@ size_t thr_navgrid_cells(const thr_navgrid *g) { return (size_t)g->nx * (size_t)
 
 float thr_navgrid_speed(const thr_navgrid *g, size_t cell) {
   unsigned char k = g->kind[cell];
-  return k == THR_NAV_FREE ? 1.0f : (k == THR_NAV_SLOW ? g->slow : 0.0f);
+  float s = k == THR_NAV_FREE ? 1.0f : (k == THR_NAV_SLOW ? g->slow : 0.0f);
+  return g->zone_speed ? s * g->zone_speed[cell] : s;
+}
+
+int thr_navgrid_zones(thr_navgrid *g, const thr_zone *zones, const thr_vec2 *verts, int n) {
+  free(g->zone_speed);
+  g->zone_speed = NULL;
+  if (!n) return 0;
+  size_t cells = thr_navgrid_cells(g);
+  g->zone_speed = malloc(cells * sizeof *g->zone_speed);
+  if (!g->zone_speed) return -1;
+  for (size_t c = 0; c < cells; ++c) g->zone_speed[c] = 1.0f;
+  for (int k = n - 1; k >= 0; --k) { /* the first zone that holds a cell's centre wins, as for agents */
+    const thr_zone *z = &zones[k];
+    int i0, i1, j0, j1;
+    if (!axis_cells(g->lo.x, g->h, g->nx, z->lo.x, z->hi.x, &i0, &i1) ||
+        !axis_cells(g->lo.y, g->h, g->ny, z->lo.y, z->hi.y, &j0, &j1))
+      continue;
+    for (int j = j0; j <= j1; ++j)
+      for (int i = i0; i <= i1; ++i)
+        if (thr_polygon_contains(verts + z->v0, z->nv, thr_navgrid_centre(g, i, j)))
+          g->zone_speed[(size_t)j * g->nx + i] = 0.5f * (z->f_up + z->f_down);
+  }
+  return 0;
 }
 
 thr_vec2 thr_navgrid_centre(const thr_navgrid *g, int i, int j) {
@@ -362,6 +388,7 @@ long thr_navgrid_seams(thr_navgrid *g, const thr_seam *seams, int n) {
 }
 
 void thr_navgrid_free(thr_navgrid *g) {
+  free(g->zone_speed);
   free(g->ph_cell);
   free(g->ph_partner);
   free(g->kind);

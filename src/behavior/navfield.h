@@ -50,7 +50,13 @@ typedef struct thr_navgrid {
    * stay the same; decision 0019) */
   int n_phantom;
   int32_t *ph_cell, *ph_partner;
+  float *zone_speed; /* NULL, or per cell the walking speed of its stair or speed zone (1 elsewhere) */
 } thr_navgrid;
+
+/* The speed zones (stairs among them) slow their cells: each cell whose
+ * centre a zone holds walks at the mean of the zone's up and down factors
+ * (a field has no direction). Returns 0, or -1 when out of memory. */
+int thr_navgrid_zones(thr_navgrid *g, const thr_zone *zones, const thr_vec2 *verts, int n);
 
 /* Phantom cells of the seams (seams[k].shift a whole number of cells):
  * the blocked cells whose centres lie beyond a seam (along its normal, at

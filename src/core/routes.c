@@ -201,7 +201,7 @@ int thr_routes_build(thr_world *w, const thr_scenario *sc, const thr_params *prm
   thr_navgrid_spec spec = {w->min, w->max, sc->route_cell, clearance, SLOW_BAND, sc->n_floors == 0};
   thr_navgrid g;
   if (thr_navgrid_init(&g, &spec, w, &sc->walkable, err, errlen)) return -1;
-  if (thr_navgrid_seams(&g, w->seams, w->n_seams) < 0) {
+  if (thr_navgrid_seams(&g, w->seams, w->n_seams) < 0 || thr_navgrid_zones(&g, w->zones, w->zone_verts, w->n_zones)) {
     thr_navgrid_free(&g);
     snprintf(err, errlen, "out of memory for the seams of the distance-field grid");
     return -2;

@@ -1411,6 +1411,8 @@ static int lay_out_floors(cfg *c, const thr_ynode *list) {
   double pitch = ceil((xmax - xmin + FLOOR_GAP) / cell) * cell;
   for (int f = 0; f < sc->n_floors; ++f) {
     sc->floors[f].shift = (float)(f * pitch);
+    sc->floors[f].poly_first = sc->walkable.n_polys;
+    sc->floors[f].n_polys = c->floor_area[f].n_polys;
     if (append_polygons(c, list, "floors", &sc->walkable, &c->floor_area[f], sc->floors[f].shift)) return -1;
   }
   c->walls_line = sc->floors[0].line;

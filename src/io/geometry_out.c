@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/floors.h"
 #include "output.h"
 #include "wkt.h"
 
@@ -95,7 +96,8 @@ static void write_cells(FILE *f, const geom *g, int vert) {
   fprintf(f, "</DataArray>\n</%s>\n", vert ? "Verts" : "Lines");
 }
 
-static void write_vtp(FILE *f, const geom *g) {
+/* A building's points in their floors' own coordinates at their elevations. */
+static void write_vtp(FILE *f, const geom *g, const thr_scenario *building) {
   int n_verts = 0;
   for (int c = 0; c < g->n_cells; ++c) n_verts += g->cells[c].vert;
   fprintf(f,
@@ -107,7 +109,11 @@ static void write_vtp(FILE *f, const geom *g) {
           "NumberOfPolys=\"0\">\n",
           g->n_pts, n_verts, g->n_cells - n_verts);
   fprintf(f, "<Points>\n<DataArray type=\"Float32\" NumberOfComponents=\"3\" format=\"ascii\">\n");
-  for (int k = 0; k < g->n_pts; ++k) fprintf(f, "%.9g %.9g 0\n", (double)g->pts[k].x, (double)g->pts[k].y);
+  for (int k = 0; k < g->n_pts; ++k) {
+    float z = 0.0f;
+    thr_vec2 p = building ? thr_building_point(building, g->pts[k], &z) : g->pts[k];
+    fprintf(f, "%.9g %.9g %.9g\n", (double)p.x, (double)p.y, (double)z);
+  }
   fprintf(f, "</DataArray>\n</Points>\n");
   write_cells(f, g, 1);
   write_cells(f, g, 0);
@@ -119,6 +125,53 @@ static void write_vtp(FILE *f, const geom *g) {
   fprintf(f, "</DataArray>\n</CellData>\n</Piece>\n</PolyData>\n</VTKFile>\n");
 }
 
+/* DIR/NAME: the WKT of ps. */
+static int write_wkt(const char *dir, const char *name, const thr_polyset *ps, const thr_scenario *sc, char *err,
+                     size_t errlen) {
+  char path[THR_PATH_MAX + 64], tmp[THR_PATH_MAX + 72];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  char *wkt = thr_wkt_format(ps, sc->world_min, sc->world_max);
+  if (!wkt) {
+    snprintf(err, errlen, "%s: out of memory", path);
+    return -1;
+  }
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (f) fprintf(f, "%s\n", wkt);
+  free(wkt);
+  return f ? thr_file_commit(f, path, tmp, err, errlen) : -1;
+}
+
+/* A building: geometry-floorK.wkt for each floor (its own coordinates),
+ * geometry.wkt the first floor's, and floors.csv naming them. */
+static int write_floors(const char *dir, const thr_scenario *sc, char *err, size_t errlen) {
+  char path[THR_PATH_MAX + 16], tmp[THR_PATH_MAX + 24], name[64];
+  snprintf(path, sizeof path, "%s/floors.csv", dir);
+  FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
+  if (!f) return -1;
+  fprintf(f, "floor,name,elevation,walkable\n");
+  int rc = 0;
+  for (int k = 0; k < sc->n_floors && !rc; ++k) {
+    thr_polyset ps;
+    snprintf(name, sizeof name, "geometry-floor%d.wkt", k);
+    fprintf(f, "%d,", k);
+    thr_csv_field(f, sc->floors[k].name);
+    fprintf(f, ",%.9g,%s\n", (double)sc->floors[k].elevation, name);
+    if (thr_floor_walkable(sc, k, &ps)) {
+      snprintf(err, errlen, "%s/%s: out of memory", dir, name);
+      rc = -1;
+      break;
+    }
+    rc = write_wkt(dir, name, &ps, sc, err, errlen) || (k == 0 && write_wkt(dir, "geometry.wkt", &ps, sc, err, errlen));
+    thr_polyset_free(&ps);
+  }
+  if (rc) {
+    fclose(f);
+    remove(tmp);
+    return -1;
+  }
+  return thr_file_commit(f, path, tmp, err, errlen);
+}
+
 int thr_write_geometry(const char *dir, const thr_scenario *sc, const thr_world *w, char *err, size_t errlen) {
   char path[THR_PATH_MAX + 16], tmp[THR_PATH_MAX + 24];
   snprintf(path, sizeof path, "%s/geometry.vtp", dir);
@@ -126,19 +179,11 @@ int thr_write_geometry(const char *dir, const thr_scenario *sc, const thr_world 
   collect(&g, w);
   FILE *f = g.failed ? NULL : thr_file_begin(path, tmp, sizeof tmp, err, errlen);
   if (g.failed) snprintf(err, errlen, "%s: out of memory", path);
-  if (f) write_vtp(f, &g);
+  if (f) write_vtp(f, &g, sc->n_floors ? sc : NULL);
   free(g.pts);
   free(g.cells);
   if (!f || thr_file_commit(f, path, tmp, err, errlen)) return -1;
 
-  char *wkt = thr_wkt_format(&sc->walkable, sc->world_min, sc->world_max);
-  if (!wkt) {
-    snprintf(err, errlen, "%s/geometry.wkt: out of memory", dir);
-    return -1;
-  }
-  snprintf(path, sizeof path, "%s/geometry.wkt", dir);
-  f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
-  if (f) fprintf(f, "%s\n", wkt);
-  free(wkt);
-  return f ? thr_file_commit(f, path, tmp, err, errlen) : -1;
+  if (sc->n_floors) return write_floors(dir, sc, err, errlen);
+  return write_wkt(dir, "geometry.wkt", &sc->walkable, sc, err, errlen);
 }

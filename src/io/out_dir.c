@@ -21,15 +21,25 @@ static const char *const g_outputs[] = {
     "run.json",       "metrics.csv",   "formations.csv", "balance.csv",     "geometry.vtp", "geometry.wkt",
     "geometry.json",  "summary.json",  "exits.csv",      "evacuated.csv",   "areas.csv",    "lines.csv",
     "trajectory",     "trajectory.h5", "trajectory.xdmf", "checkpoints",    "maps",         "report",
-    "catalyst",       "datasets",      "paraview",      THR_OUT_DIR_LOCK,
+    "catalyst",       "datasets",      "paraview",      "floors.csv",      THR_OUT_DIR_LOCK,
 };
+
+/* A building's walkable area per floor: geometry-floorK.wkt (io/geometry_out.c). */
+static int is_floor_wkt(const char *name, size_t n) {
+  static const char head[] = "geometry-floor", tail[] = ".wkt";
+  size_t h = sizeof head - 1, t = sizeof tail - 1;
+  if (n <= h + t || strncmp(name, head, h) || strncmp(name + n - t, tail, t)) return 0;
+  for (size_t k = h; k < n - t; ++k)
+    if (name[k] < '0' || name[k] > '9') return 0;
+  return 1;
+}
 
 int thr_out_dir_entry_is_output(const char *name) {
   size_t n = strlen(name);
   if (n > 4 && !strcmp(name + n - 4, ".tmp")) n -= 4;
   for (size_t i = 0; i < sizeof g_outputs / sizeof g_outputs[0]; ++i)
     if (strlen(g_outputs[i]) == n && !strncmp(g_outputs[i], name, n)) return 1;
-  return 0;
+  return is_floor_wkt(name, n);
 }
 
 static int fail(char *err, size_t errlen, const char *path, const char *what) {

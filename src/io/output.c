@@ -1,6 +1,8 @@
 #define _XOPEN_SOURCE 700
 #include "output.h"
 
+#include "base/floors.h"
+
 #include "core/formations.h"
 
 #include <errno.h>
@@ -324,12 +326,18 @@ int thr_output_trajectory(thr_output *o, long step, double time, const thr_agent
   if (join(path, sizeof path, o->dir, name)) return fail_path(err, errlen, o->dir, name);
   FILE *f = thr_file_begin(path, tmp, sizeof tmp, err, errlen);
   if (!f) return -1;
-  fprintf(f, o->dim3 ? "id,x,y,z,vx,vy,vz,radius,group\n" : "id,x,y,vx,vy,radius,group\n");
+  fprintf(f, o->dim3 || o->building ? "id,x,y,z,vx,vy,vz,radius,group\n" : "id,x,y,vx,vy,radius,group\n");
+  for (size_t i = 0; i < all->n && o->building; ++i) {
+    float z;
+    thr_vec2 x = thr_building_point(o->building, all->x[i], &z);
+    fprintf(f, "%u,%.9g,%.9g,%.9g,%.9g,%.9g,0,%.6g,%d\n", all->id[i], (double)x.x, (double)x.y, (double)z,
+            (double)all->v[i].x, (double)all->v[i].y, (double)all->radius[i], all->group[i]);
+  }
   for (size_t i = 0; i < all->n && o->dim3; ++i)
     fprintf(f, "%u,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.6g,%d\n", all->id[i], (double)all->x[i].x, (double)all->x[i].y,
             (double)all->z[i], (double)all->v[i].x, (double)all->v[i].y, (double)all->vz[i], (double)all->radius[i],
             all->group[i]);
-  for (size_t i = 0; i < all->n && !o->dim3; ++i)
+  for (size_t i = 0; i < all->n && !o->dim3 && !o->building; ++i)
     fprintf(f, "%u,%.9g,%.9g,%.9g,%.9g,%.6g,%d\n", all->id[i], (double)all->x[i].x, (double)all->x[i].y,
             (double)all->v[i].x, (double)all->v[i].y, (double)all->radius[i], all->group[i]);
   if (thr_file_commit(f, path, tmp, err, errlen)) return -1;

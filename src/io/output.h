@@ -29,6 +29,7 @@ typedef struct thr_output {
   char formations_path[THR_PATH_MAX];
   int trajectory; /* write trajectory frames */
   int dim3;       /* 3D agents: the frames have z and vz */
+  const thr_scenario *building; /* floors: the frames have x, y in each floor's coordinates and z its elevation */
   long n_frames;
   long frame_cap;
   long *frame_step;

@@ -7,8 +7,18 @@
 #include <string.h>
 #include <sys/statvfs.h>
 
+#include "base/floors.h"
 #include "build_info.h"
 #include "output.h"
+
+/* Where agent i of a is, as the outputs say it: in a building, in its
+ * floor's own coordinates at its elevation (*z); a 3D agent at its
+ * altitude; else at z = 0. */
+static thr_vec2 output_place(const thr_scenario *building, int dim3, const thr_agents *a, size_t i, float *z) {
+  if (building) return thr_building_point(building, a->x[i], z);
+  *z = dim3 ? a->z[i] : 0.0f;
+  return a->x[i];
+}
 
 /* Rows of /trajectory as the archive defines them. */
 typedef struct traj_row {
@@ -244,9 +254,11 @@ static int append_agents(thr_trajectory *t, hid_t *d, const thr_agents *a) {
   thr_h5 *h = &t->h;
   size_t n = a->n_owned;
   for (size_t i = 0; i < n; ++i) {
-    t->vec[3 * i] = a->x[i].x;
-    t->vec[3 * i + 1] = a->x[i].y;
-    t->vec[3 * i + 2] = t->info.dim3 ? a->z[i] : 0.0f;
+    float z;
+    thr_vec2 x = output_place(t->info.building, t->info.dim3, a, i, &z);
+    t->vec[3 * i] = x.x;
+    t->vec[3 * i + 1] = x.y;
+    t->vec[3 * i + 2] = z;
   }
   if (thr_h5_append(h, d[TABLE_POINTS], H5T_NATIVE_FLOAT, 3 * sizeof(float), 3, n, t->vec, NULL, NULL)) return -1;
   for (size_t i = 0; i < n; ++i) {
@@ -266,7 +278,9 @@ static int write_frame(thr_trajectory *t, long step, const thr_agents *a) {
   size_t n = a->n_owned;
   uint32_t frame = (uint32_t)(step / t->info.every);
   for (size_t i = 0; i < n; ++i) {
-    traj_row r = {frame, a->id[i], (double)a->x[i].x, (double)a->x[i].y, t->info.dim3 ? (double)a->z[i] : 0.0};
+    float z;
+    thr_vec2 x = output_place(t->info.building, t->info.dim3, a, i, &z);
+    traj_row r = {frame, a->id[i], (double)x.x, (double)x.y, (double)z};
     t->rows[i] = r;
   }
   uint64_t first = 0, total = 0;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "base/agents.h"
+#include "base/scenario.h"
 
 typedef struct thr_trajectory thr_trajectory;
 
@@ -26,6 +27,8 @@ typedef struct thr_trajectory_info {
   int every;            /* a frame every this many steps */
   int deflate;          /* 0: no compression; 1-9: shuffle + deflate */
   int dim3;             /* 3D agents: z and vz from the altitude fields (else 0) */
+  const thr_scenario *building; /* a scenario with floors: x, y in the floors' own coordinates, z the
+                                   elevation (base/floors.h); NULL: as stored */
 } thr_trajectory_info;
 
 /* 1 when this build writes HDF5 (THRONG_HDF5); without, open fails saying so. */
