@@ -86,6 +86,19 @@ EC_ROOM, EC_DOOR, EC_N = (30.0, 12.0), 1.2, 240
 EC_SPAWN = (1.0, 1.0, 11.0, 11.0)                     # x0, y0, x1, y1: nearer the west door
 EC_BALANCE = 0.2                                      # last-out times within this share of each other
 
+# RiMEA 2, 3, 13, 14: buildings (docs/floors.md). A straight stair of SFPE's common 178/279 mm
+# geometry: run ST_RUN for a rise of ST_RISE.
+ST_RISE = 3.5
+ST_RUN = 5.5
+ST_SPEED = 1.34                                        # the walker's free speed (RiMEA 2, 3)
+ST_BAND_UP = (0.5, 0.7)                                # Fruin's free speeds on stairs, horizontal [m/s]
+ST_BAND_DOWN = (0.6, 0.8)
+R13_N = 150
+R13_AREA_FRONT = [[8.0, 3.0], [10.0, 3.0], [10.0, 7.0], [8.0, 7.0]]     # in front of the stair (ground)
+R13_AREA_TOP = [[17.5, 3.0], [19.5, 3.0], [19.5, 7.0], [17.5, 7.0]]      # beyond its top (upper floor)
+R13_LINE_STAIR = [[12.75, 4.0], [12.75, 6.0]]                           # across the middle of the stair
+R14_N = 100
+
 IMO_N = 100
 IMO_DOOR_LINE = [[8.125, 2.0], [8.125, 3.0]]         # in the door (the wall is 0.25 m thick)
 
@@ -445,6 +458,110 @@ def rimea12(preset):
     return d.text()
 
 
+def floors_block(d, floors, stairs):
+    """floors: [(name, elevation, ring)], stairs: [(name, from, to, polygon, bottom, top)]."""
+    d.w("floors:")
+    for name, z, ring in floors:
+        d.w('  - {name: %s, elevation: %s, walkable: "%s"}' % (name, g(z), wkt(ring)))
+    d.w("")
+    d.w("stairs:")
+    for name, lo, hi, poly, bottom, top in stairs:
+        d.w("  - {name: %s, from: %s, to: %s, polygon: %s," % (name, lo, hi, pts(poly)))
+        d.w("     bottom: %s, top: %s}" % (pts(bottom), pts(top)))
+    d.w("")
+
+
+def stair_corridor():
+    """RiMEA 2, 3: a 2 m corridor, 12 m level, the stair (x 12 -> 12 + ST_RUN), 12.5 m level above."""
+    x1 = 12.0 + ST_RUN
+    return ([("ground", 0.0, rect(0, 0, x1, 2)), ("upper", ST_RISE, rect(x1, 0, x1 + 12.5, 2))],
+            [("stair", "ground", "upper", rect(12, 0, x1, 2), [(12, 0), (12, 2)], [(x1, 0), (x1, 2)])], x1)
+
+
+def rimea02(preset, up):
+    n = 2 if up else 3
+    floors, stairs, x1 = stair_corridor()
+    d = Doc(preset, "rimea%02d" % n, [
+        "RiMEA test %d: one agent at a free speed of %g m/s walks %s a straight stair 2 m wide" % (
+            n, ST_SPEED, "up" if up else "down"),
+        "(run %g m, rise %g m: SFPE's 178/279 mm geometry) between two level corridors." % (ST_RUN, ST_RISE),
+        "Criterion: its horizontal speed on the stair within Fruin's free speeds %s, %g-%g m/s," % (
+            "up" if up else "down", *(ST_BAND_UP if up else ST_BAND_DOWN)),
+        "and the configured stair speed (stairs[].speed_%s) within 5 %%." % ("up" if up else "down")],
+        "RiMEA test %d: one agent walks %s a stair." % (n, "up" if up else "down"))
+    time_block(d, 60, "at most 60 s; the run ends when the agent has left")
+    floors_block(d, floors, stairs)
+    if up:
+        d.w("exits:\n  - {name: end, floor: upper, segment: [[%s, 0], [%s, 2]]}" % (g(x1 + 12.5), g(x1 + 12.5)))
+    else:
+        d.w("exits:\n  - {name: end, segment: [[0, 0], [0, 2]]}")
+    d.w("")
+    d.w("agents:")
+    x0 = 1.0 if up else x1 + 11.5
+    d.block(["name: walker"] + ([] if up else ["floor: upper"]) +
+            ["layout: grid", "min: [%s, 1]" % g(x0), "max: [%s, 1]" % g(x0), "rows: 1", "cols: 1",
+             "speed: %s" % g(ST_SPEED)])
+    d.w("")
+    d.w("output: {trajectory_format: csv, trajectory_every: 12, metrics_every: 48}   # a frame every 0.25 s")
+    return d.text()
+
+
+def rimea13(preset):
+    x1 = 10.0 + ST_RUN
+    ground = [(0, 0), (10, 0), (10, 4), (x1, 4), (x1, 6), (10, 6), (10, 10), (0, 10)]
+    floors = [("ground", 0.0, ground), ("upper", ST_RISE, rect(x1, 0, x1 + 10, 10))]
+    stairs = [("stair", "ground", "upper", rect(10, 4, x1, 6), [(10, 4), (10, 6)], [(x1, 4), (x1, 6)])]
+    d = Doc(preset, "rimea13", [
+        "RiMEA test 13: %d agents in a room 10 m x 10 m leave up a stair 2 m wide (run %g m," % (R13_N, ST_RUN),
+        "rise %g m) that starts at the room's east wall, and through a room above to its exit." % ST_RISE,
+        "The stair is slower than the level: a queue forms in front of it. Areas: `stair_front` in the",
+        "room before the stair, `stair_top` beyond it upstairs; line `stair` across its middle.",
+        "Criterion: the mean density in front of the stair while the crowd climbs is at least twice",
+        "that beyond its top; everyone out. Documented: the stair's specific flow."],
+        "RiMEA test 13: 150 agents queue in front of a stair.")
+    time_block(d, 400, "at most 400 s; the run ends when everyone has left")
+    floors_block(d, floors, stairs)
+    d.w("exits:\n  - {name: exit, floor: upper, segment: [[%s, 4], [%s, 6]]}" % (g(x1 + 10), g(x1 + 10)))
+    d.w("")
+    d.w("agents:")
+    d.block(["name: crowd", "layout: polygon", "polygon: %s" % pts(rect(0.5, 0.5, 7.5, 9.5)), "count: %d" % R13_N])
+    d.w("")
+    d.w("measurement:")
+    d.w("  lines:")
+    d.w("    - {name: stair, segment: %s}" % pts(R13_LINE_STAIR))
+    d.w("  areas:")
+    d.w("    - {name: stair_front, polygon: %s}" % pts(R13_AREA_FRONT))
+    d.w("    - {name: stair_top, floor: upper, polygon: %s}" % pts(R13_AREA_TOP))
+    d.w("")
+    d.w("output: {trajectory_format: csv, trajectory_every: 48, metrics_every: 24}")
+    return d.text()
+
+
+def rimea14(preset):
+    s1 = 10.0 + ST_RUN
+    s2 = 70.0 - ST_RUN
+    ground = [(0, 0), (74, 0), (74, 10), (s2, 10), (s2, 8), (70, 8), (70, 2), (10, 2), (10, 8), (s1, 8), (s1, 10),
+              (0, 10)]
+    floors = [("ground", 0.0, ground), ("upper", ST_RISE, rect(s1, 8, s2, 10))]
+    stairs = [("west", "ground", "upper", rect(10, 8, s1, 10), [(10, 8), (10, 10)], [(s1, 8), (s1, 10)]),
+              ("east", "ground", "upper", rect(s2, 8, 70, 10), [(70, 8), (70, 10)], [(s2, 8), (s2, 10)])]
+    d = Doc(preset, "rimea14", [
+        "RiMEA test 14: %d agents in a room 10 m x 10 m, the exit 60 m east. Two ways: a level" % R14_N,
+        "corridor 2 m wide (60 m), or up a stair, along a corridor upstairs (%g m) and down another" % (s2 - s1),
+        "stair: as long in plan, but slower on the stairs. Documented: the share that takes the",
+        "stairs (the routing weighs a stair's cells by its mean walking speed, docs/floors.md)."],
+        "RiMEA test 14: a level way or a way over stairs to the same exit.")
+    time_block(d, 300, "at most 300 s; the run ends when everyone has left")
+    floors_block(d, floors, stairs)
+    d.w("exits:\n  - {name: exit, segment: [[74, 4], [74, 6]]}")
+    d.w("")
+    d.w("agents:")
+    d.block(["name: crowd", "layout: polygon", "polygon: %s" % pts(rect(0.5, 0.5, 9.5, 9.5)), "count: %d" % R14_N])
+    d.w("")
+    d.w("output: {trajectory_format: csv, trajectory_every: 24, metrics_every: 48}")
+    return d.text()
+
+
 def rimea15(preset, kind):
     L = R15_LEN[kind]
     cx = 8.0
@@ -651,7 +768,11 @@ def scenarios(preset):
     s["rimea09-4exits.yaml"] = rimea09(preset, ["sw", "se", "nw", "ne"])
     s["rimea09-2exits.yaml"] = rimea09(preset, R09_KEEP)
     s["rimea10.yaml"] = rimea10(preset)
+    s["rimea02.yaml"] = rimea02(preset, True)
+    s["rimea03.yaml"] = rimea02(preset, False)
     s["rimea12.yaml"] = rimea12(preset)
+    s["rimea13.yaml"] = rimea13(preset)
+    s["rimea14.yaml"] = rimea14(preset)
     for kind in ("short", "long", "corner"):
         s["rimea15-%s.yaml" % kind] = rimea15(preset, kind)
     s["imo-door.yaml"] = imo_door(preset)

@@ -38,8 +38,9 @@ __all__ = ["Frame", "load_frames", "tracks", "walking_time", "area_density_speed
 # ---- loading -------------------------------------------------------------------------
 
 class Frame:
-    """One trajectory frame: time t and numpy arrays id, x, y, vx, vy, radius, group."""
-    __slots__ = ("t", "id", "x", "y", "vx", "vy", "radius", "group")
+    """One trajectory frame: time t and numpy arrays id, x, y, vx, vy, radius, group, and z
+    (the elevation in a building, the altitude of 3D agents; 0 where the file has none)."""
+    __slots__ = ("t", "id", "x", "y", "vx", "vy", "radius", "group", "z")
 
     def __init__(self, t, cols):
         self.t = float(t)
@@ -48,6 +49,7 @@ class Frame:
         for k in ("x", "y", "vx", "vy", "radius"):
             setattr(self, k, np.asarray(cols[k], dtype=float) if k in cols else np.full(n, np.nan))
         self.group = np.asarray(cols["group"], dtype=np.int64) if "group" in cols else np.zeros(n, np.int64)
+        self.z = np.asarray(cols["z"], dtype=float) if "z" in cols else np.zeros(n)
 
     def __len__(self):
         return len(self.id)

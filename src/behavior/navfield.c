@@ -363,7 +363,7 @@ long thr_navgrid_seams(thr_navgrid *g, const thr_seam *seams, int n) {
         thr_vec2 cq = thr_navgrid_centre(g, i, j);
         double dx = (double)cq.x - sm->a.x, dy = (double)cq.y - sm->a.y;
         double across = dx * sm->n.x + dy * sm->n.y, along = dx * ux + dy * uy;
-        if (!(across > 0.0 && across <= reach && along >= -0.5 * g->h && along <= len + 0.5 * g->h)) continue;
+        if (!(across >= 0.0 && across <= reach && along >= -0.5 * g->h && along <= len + 0.5 * g->h)) continue;
         if (count == cap) {
           cap *= 2;
           int32_t *a = realloc(g->ph_cell, (size_t)cap * sizeof *a);

@@ -59,7 +59,7 @@ typedef struct thr_navgrid {
 int thr_navgrid_zones(thr_navgrid *g, const thr_zone *zones, const thr_vec2 *verts, int n);
 
 /* Phantom cells of the seams (seams[k].shift a whole number of cells):
- * the blocked cells whose centres lie beyond a seam (along its normal, at
+ * * the blocked cells whose centres lie on or beyond a seam (along its normal, at
  * most 2.5 cells) whose partner is walkable. Returns their count, or -1
  * when out of memory. */
 long thr_navgrid_seams(thr_navgrid *g, const thr_seam *seams, int n);

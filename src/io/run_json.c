@@ -49,6 +49,32 @@ const char *thr_run_state_name(int state) {
   return state >= 0 && state <= THR_RUN_CHECKPOINTED ? names[state] : "?";
 }
 
+/* A building's floors (their places inside: x + shift) and stairs with
+ * the speeds they were given or derived (docs/floors.md). */
+static void write_building(FILE *f, const thr_scenario *sc) {
+  if (!sc->n_floors) return;
+  fprintf(f, "  \"floors\": [");
+  for (int k = 0; k < sc->n_floors; ++k) {
+    fprintf(f, "%s{\"name\": ", k ? ", " : "");
+    thr_json_string(f, sc->floors[k].name);
+    fprintf(f, ", \"elevation\": %.9g, \"shift\": %.9g}", (double)sc->floors[k].elevation, (double)sc->floors[k].shift);
+  }
+  fprintf(f, "],\n  \"stairs\": [");
+  for (int k = 0; k < sc->n_stairs; ++k) {
+    const thr_stair_def *st = &sc->stairs[k];
+    fprintf(f, "%s{\"name\": ", k ? ", " : "");
+    thr_json_string(f, st->name);
+    fprintf(f, ", \"from\": ");
+    thr_json_string(f, sc->floors[st->from].name);
+    fprintf(f, ", \"to\": ");
+    thr_json_string(f, sc->floors[st->to].name);
+    fprintf(f, ", \"kind\": \"%s\", \"riser\": %.9g, \"tread\": %.9g, \"speed_up\": %.9g, \"speed_down\": %.9g}",
+            st->kind == THR_STAIR_RAMP ? "ramp" : "stair", (double)st->riser, (double)st->tread, (double)st->factor_up,
+            (double)st->factor_down);
+  }
+  fprintf(f, "],\n");
+}
+
 int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s, long steps, double agent_steps,
                        double wall, int state, const char *reason, const thr_run_io *io, char *err,
                        size_t errlen) {
@@ -93,6 +119,7 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
   write_params(f, &s->prm);
   fprintf(f, "  \"grid\": {\"cell\": %.9g, \"cells_x\": %d, \"cells_y\": %d},\n", s->world.cell, s->world.gnx,
           s->world.gny);
+  write_building(f, sc);
   fprintf(f, "  \"steps\": %ld,\n  \"last_step\": %ld,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": %.6g,\n",
           steps, s->step, wall, wall > 0.0 ? agent_steps / wall : 0.0);
   if (io) {

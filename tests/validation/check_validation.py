@@ -20,6 +20,10 @@ what the generator writes); otherwise the generator's --no-preset variant, writt
 to a temporary directory. Every run uses one OpenMP thread.
 
   rimea01         one agent, 1.33 m/s: the 40 m walk (x 1 -> 41) takes 26-34 s
+  rimea02         one agent (1.34 m/s) up a stair (rise 3.5 m, run 5.5 m): its horizontal speed over
+                  the middle half of the rise in Fruin's 0.5-0.7 m/s and within 5 % of the configured
+                  stair speed (stairs[].speed_up; docs/floors.md)
+  rimea03         the same down the stair: Fruin's 0.6-0.8 m/s, within 5 % of speed_down
   rimea04_fd      fundamental diagram in a 3 m corridor: classic density and mean speed in a
                   4 m x 3 m area (areas.csv, every 0.5 s) from 10 s until the crowd's tail reaches
                   it; speed within +-0.15 m/s of Weidmann at the measured density (nominal
@@ -36,6 +40,10 @@ to a temporary directory. Every run uses one OpenMP thread.
   rimea12         room 1 -> corridor -> room 2 -> door: steady corridor flow >= last-door flow
                   - 0.05 /s; the mean density in front of the last door at most half that in
                   front of the corridor (the jam only in room 1); everyone out
+  rimea13         150 agents up a 2 m stair: the mean density in front of it at least twice that
+                  beyond its top while they climb (a queue at the stair); everyone out
+  rimea14         a level way or one over two stairs, as long in plan: the share over the stairs
+                  (documented); everyone out
   rimea15         short / long / corner corridor: corner evacuation time between the others
   imo_door        100 agents, 1 m door: mean flow (N-1)/(last - first crossing) <= 1.33 p/s
   bottleneck_scan door widths 0.8, 1.6, 2.5 m (full: 0.8..2.5, 3 seeds): steady flow
@@ -96,6 +104,7 @@ CRITERIA = {
     "clog_stall": 30.0,                    # s without a door crossing while agents remain = clogged
     "merge_share": G.MG_SHARE,             # flow after a T-junction merge / one straight corridor's, at least
     "exit_balance": G.EC_BALANCE,          # |T(west) - T(east)| / max, at most
+    "stair_speed_tol": 0.05,               # |v - configured| / configured on a stair (rimea02, 03)
 }
 SIZES = {   # CI size, full size
     "fd_densities": ([0.5, 1, 2, 3, 4], G.FD_DENSITIES),
@@ -452,6 +461,88 @@ def rimea12(r):
                           "remaining": s["remaining"], "pass": g1 and g2 and g3}
 
 
+def stair_walk(r, up):
+    """RiMEA 2 (up) and 3 (down): the lone walker's horizontal speed over the middle half of
+    the stair's rise (clear of the speed change at either landing)."""
+    n, name = (2, "rimea02") if up else (3, "rimea03")
+    out = r.run("%s.yaml" % name, name)
+    fr = [q for q in M.load_frames(out) if len(q)]
+    t = np.array([q.t for q in fr])
+    x = np.array([q.x[0] for q in fr])
+    z = np.array([q.z[0] for q in fr])
+    mid = (z > 0.25 * G.ST_RISE) & (z < 0.75 * G.ST_RISE)
+    v = abs(x[mid][-1] - x[mid][0]) / (t[mid][-1] - t[mid][0]) if mid.sum() >= 2 else None
+    with open(os.path.join(out, "run.json")) as fh:
+        stair = json.load(fh).get("stairs", [{}])[0]
+    factor = stair.get("speed_up" if up else "speed_down")
+    want = factor * G.ST_SPEED if factor else None
+    lo, hi = G.ST_BAND_UP if up else G.ST_BAND_DOWN
+    g1 = check(v is not None and lo <= v <= hi, "%s: horizontal speed on the stair %s m/s in Fruin's [%g, %g]"
+               % (name, f(v), lo, hi))
+    g2 = check(v is not None and want is not None and abs(v - want) <= CRITERIA["stair_speed_tol"] * want,
+               "%s: within %g %% of the configured %s m/s" % (name, 100 * CRITERIA["stair_speed_tol"], f(want)))
+    dr, s = drained(out)
+    g3 = check(dr and z.max() >= G.ST_RISE - 1e-3 and z.min() <= 1e-3,
+               "%s: walked the whole stair (z %s to %s m) and out" % (name, f(z.min(), 2), f(z.max(), 2)))
+    table("RiMEA %d: one agent (free speed %g m/s) %s a stair, rise %g m, run %g m" % (
+        n, G.ST_SPEED, "up" if up else "down", G.ST_RISE, G.ST_RUN), ["quantity", "measured", "criterion", ""],
+          [["horizontal speed on the stair [m/s]", f(v), "Fruin %g-%g" % (lo, hi), ok(g1)],
+           ["configured (SFPE, docs/floors.md) [m/s]", f(want), "within %g %%" % (100 * CRITERIA["stair_speed_tol"]),
+            ok(g2)],
+           ["elevations walked [m]", "%s-%s" % (f(z.min(), 2), f(z.max(), 2)), "0-%g" % G.ST_RISE, ok(g3)]])
+    results[name] = {"speed": v, "configured": want, "pass": g1 and g2 and g3}
+
+
+def rimea02(r):
+    stair_walk(r, True)
+
+
+def rimea03(r):
+    stair_walk(r, False)
+
+
+def rimea13(r):
+    import csv
+    out = r.run("rimea13.yaml", "rimea13")
+    dr, s = drained(out)
+    t = M.lines_csv_crossings(out, "stair") if os.path.exists(os.path.join(out, "lines.csv")) else []
+    rows_a = list(csv.DictReader(open(os.path.join(out, "areas.csv"))))
+    a, b = (t[int(0.1 * (len(t) - 1))], t[int(math.ceil(0.9 * (len(t) - 1)))]) if len(t) >= 2 else (0, 0)
+
+    def dens(area):
+        v = [float(q["density"]) for q in rows_a if q["area"] == area and a <= float(q["time"]) <= b]
+        return float(np.mean(v)) if v else None
+    front, top = dens("stair_front"), dens("stair_top")
+    j = M.steady_flow(t)
+    js = j / 2.0 if j == j else float("nan")   # the stair is 2 m wide
+    g1 = check(front is not None and top is not None and front >= 2.0 * top,
+               "rimea13: density in front of the stair %s >= 2 x beyond its top %s" % (f(front, 2), f(top, 2)))
+    g2 = check(dr, "rimea13: everyone out (remaining %d)" % s["remaining"])
+    table("RiMEA 13: %d agents up a 2 m stair; mean densities over the 10-90 %% stair crossings" % G.R13_N,
+          ["quantity", "measured", "criterion", ""],
+          [["density in front of the stair [1/m2]", f(front, 2), ">= 2 x beyond its top", ok(g1)],
+           ["density beyond its top [1/m2]", f(top, 2), "", ""],
+           ["steady specific flow on the stair [1/(m s)]", f(js, 2), "(SFPE 0.94-1.16, Green Guide 1.1)", ""],
+           ["everyone out", "%d of %d (%s s)" % (s["evacuated"], s["agents_initial"], f(s["evacuation_time"], 1)),
+            "all", ok(g2)]])
+    results["rimea13"] = {"density_front": front, "density_top": top, "specific_flow": js, "pass": g1 and g2}
+
+
+def rimea14(r):
+    out = r.run("rimea14.yaml", "rimea14")
+    dr, s = drained(out)
+    up = set()
+    for q in M.load_frames(out):
+        up.update(int(i) for i, zz in zip(q.id, q.z) if zz > 0.05)
+    g = check(dr, "rimea14: everyone out (remaining %d)" % s["remaining"])
+    table("RiMEA 14: %d agents, a level way (60 m) or one over two stairs (as long in plan)" % G.R14_N,
+          ["quantity", "measured", "criterion", ""],
+          [["agents over the stairs", "%d of %d" % (len(up), G.R14_N), "document", ""],
+           ["everyone out", "%d of %d (%s s)" % (s["evacuated"], s["agents_initial"], f(s["evacuation_time"], 1)),
+            "all", ok(g)]])
+    results["rimea14"] = {"over_stairs": len(up), "pass": g}
+
+
 def rimea15(r):
     T = {}
     for kind in ("short", "corner", "long"):
@@ -585,7 +676,8 @@ def exit_choice(r):
                               "pass": not [p for p in problems if p.startswith("exit_choice")]}
 
 
-CASES = [rimea01, rimea04_fd, rimea05, rimea06, rimea07, rimea09, rimea10, rimea12, rimea15, imo_door,
+CASES = [rimea01, rimea02, rimea03, rimea04_fd, rimea05, rimea06, rimea07, rimea09, rimea10, rimea12, rimea13,
+         rimea14, rimea15, imo_door,
          bottleneck_scan, merge, counterflow, exit_choice]
 
 
