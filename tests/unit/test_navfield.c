@@ -531,3 +531,51 @@ THR_TEST(million_cells) {
   free(m);
   thr_navgrid_free(&g);
 }
+
+/* A building's seam (behavior/navfield.h: phantom cells): a corridor cut in
+ * two at x = 10, its far half laid 20 m further east (x 30-40) and joined
+ * by seams, gives the field of the whole corridor (x 0-20) laid straight,
+ * to float rounding: the phantoms hand each half the other's values. */
+THR_TEST(a_seam_joins_two_places_as_one_corridor) {
+  thr_vec2 v[4];
+  polys cut, whole;
+  polys_init(&cut);
+  polys_init(&whole);
+  rect(v, 0.0f, 0.0f, 10.0f, 2.0f);
+  polys_ring(&cut, v, 4, 1);
+  rect(v, 30.0f, 0.0f, 40.0f, 2.0f);
+  polys_ring(&cut, v, 4, 1);
+  rect(v, 0.0f, 0.0f, 20.0f, 2.0f);
+  polys_ring(&whole, v, 4, 1);
+  thr_navgrid_spec spec = {v2(-1.0f, -1.0f), v2(41.0f, 3.0f), 0.2f, 0.0f, 0.1f, 0};
+  char err[256] = "";
+  thr_navgrid gc, gw;
+  CHECK(thr_navgrid_init(&gc, &spec, NULL, &cut.ps, err, sizeof err) == 0);
+  CHECK(thr_navgrid_init(&gw, &spec, NULL, &whole.ps, err, sizeof err) == 0);
+  thr_seam seams[2] = {{v2(10.0f, 0.0f), v2(10.0f, 2.0f), v2(1.0f, 0.0f), 20.0f},
+                       {v2(30.0f, 0.0f), v2(30.0f, 2.0f), v2(-1.0f, 0.0f), -20.0f}};
+  long np = thr_navgrid_seams(&gc, seams, 2);
+  /* rows y 0.1 .. 1.9 (10 of them), cells 10.1 .. 10.5 and 29.5 .. 29.9 beyond each seam */
+  CHECK(np == 2 * 10 * 3);
+  size_t n = thr_navgrid_cells(&gc);
+  unsigned char *tc = calloc(n, 1), *tw = calloc(n, 1);
+  float *fc = malloc(n * sizeof *fc), *fw = malloc(n * sizeof *fw);
+  CHECK(tc && tw && fc && fw);
+  CHECK(thr_navtarget_disk(&gc, v2(39.5f, 1.0f), 0.3f, tc) > 0); /* the far end: 19.5 laid straight */
+  CHECK(thr_navtarget_disk(&gw, v2(19.5f, 1.0f), 0.3f, tw) > 0);
+  CHECK(thr_navfield_solve(&gc, tc, fc) > 0);
+  CHECK(thr_navfield_solve(&gw, tw, fw) > 0);
+  float worst = 0.0f;
+  for (float x = 0.3f; x < 10.0f; x += 0.7f) {
+    float a = at(&gc, fc, v2(x, 1.0f)), b = at(&gw, fw, v2(x, 1.0f));
+    CHECK(isfinite(a));
+    worst = fmaxf(worst, fabsf(a - b));
+  }
+  printf("  across the seam: largest difference to the straight corridor %g m (at about 19 m)\n", (double)worst);
+  CHECK(worst < 1e-4f);
+  /* and the other half, at the same places laid straight */
+  for (float x = 30.3f; x < 40.0f; x += 0.7f) CHECK(fabsf(at(&gc, fc, v2(x, 1.0f)) - at(&gw, fw, v2(x - 20.0f, 1.0f))) < 1e-4f);
+  free(tc), free(tw), free(fc), free(fw);
+  thr_navgrid_free(&gc);
+  thr_navgrid_free(&gw);
+}
