@@ -3000,6 +3000,9 @@ static int read_formations(cfg *c, const thr_ynode *root) {
   if (!m || m->kind != THR_Y_MAP) return 0;
   if (list_at(c, m, "groups", "formations.groups", "formations ({group: G, path: [[x, y], ...]})", &list)) return -1;
   if (!list || !list->n) return 0;
+  if (c->sc->n_floors)
+    return fail(c, list, "formations.groups", "formations walk one plane: a building (floors) cannot have them yet "
+                "(docs/floors.md)");
   if (!(c->sc->formations = calloc((size_t)list->n, sizeof *c->sc->formations)))
     return fail(c, list, "formations.groups", "out of memory");
   for (int i = 0; i < list->n; ++i) {
@@ -3040,7 +3043,7 @@ static int check_3d(cfg *c, const thr_ynode *root) {
     return 0;
   }
   static const char *const flat[] = {"formations", "exits", "stages", "journeys", "sources", "measurement",
-                                     "headway", "geometry"};
+                                     "headway", "geometry", "floors", "stairs", "speed_zones"};
   for (size_t k = 0; k < sizeof flat / sizeof flat[0]; ++k)
     if (thr_ymap_get(root, flat[k]) && (strcmp(flat[k], "headway") || prm->headway_on))
       return fail(c, key_at(root, flat[k], NULL), flat[k],

@@ -10,7 +10,7 @@ throng_python_with(THRONG_VALIDATION_PYTHON "import numpy" "validation tests (nu
 add_test(NAME validation.measure COMMAND ${THRONG_VALIDATION_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/test_measure.py)
 set_tests_properties(validation.measure PROPERTIES LABELS validation SKIP_RETURN_CODE 77 TIMEOUT 60)
 
-foreach(case rimea01 rimea02 rimea03 rimea04_fd rimea05 rimea06 rimea07 rimea09 rimea10 rimea12 rimea13 rimea14
+foreach(case rimea01 rimea02 rimea03 rimea04_fd rimea05 rimea06 rimea07 rimea08 rimea09 rimea10 rimea12 rimea13 rimea14
              rimea15 imo_door bottleneck_scan
              merge counterflow exit_choice)
   add_test(NAME validation.${case}
