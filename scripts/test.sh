@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build throng (scripts/setup.sh) and run its CPU test suites:
-#   ctest --test-dir build -L 'unit|scenario|mpi|io|catalyst|slurm|regression|install|robustness|evacuation|validation|formations|paper|3d|orca|powerlaw' --output-on-failure -j2 [EXTRA ARGS]
+#   ctest --test-dir build -L 'unit|scenario|mpi|io|catalyst|slurm|regression|install|robustness|evacuation|floors|validation|formations|paper|3d|orca|powerlaw' --output-on-failure -j2 [EXTRA ARGS]
 # Extra arguments go to ctest, e.g.  scripts/test.sh -R contact  or  scripts/test.sh -V
 # The same environment knobs as scripts/setup.sh apply (THRONG_BUILD_DIR,
 # THRONG_CMAKE_ARGS, THRONG_SKIP_INSTALL); THRONG_TEST_JOBS sets ctest -j (default 2).
@@ -27,5 +27,5 @@ export PRTE_MCA_rmaps_default_mapping_policy=:oversubscribe  # Open MPI 5.x
 CTEST=$(sed -n 's/^CMAKE_CTEST_COMMAND:INTERNAL=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
 [[ -n $CTEST && -x $CTEST ]] || CTEST=ctest
 
-echo "[test] running: $CTEST --test-dir $BUILD_DIR -L 'unit|scenario|mpi|io|catalyst|slurm|regression|install|robustness|evacuation|validation|formations|paper|3d|orca|powerlaw' --output-on-failure -j$TEST_JOBS $*"
-exec "$CTEST" --test-dir "$BUILD_DIR" -L 'unit|scenario|mpi|io|catalyst|slurm|regression|install|robustness|evacuation|validation|formations|paper|3d|orca|powerlaw' --output-on-failure -j"$TEST_JOBS" "$@"
+echo "[test] running: $CTEST --test-dir $BUILD_DIR -L 'unit|scenario|mpi|io|catalyst|slurm|regression|install|robustness|evacuation|floors|validation|formations|paper|3d|orca|powerlaw' --output-on-failure -j$TEST_JOBS $*"
+exec "$CTEST" --test-dir "$BUILD_DIR" -L 'unit|scenario|mpi|io|catalyst|slurm|regression|install|robustness|evacuation|floors|validation|formations|paper|3d|orca|powerlaw' --output-on-failure -j"$TEST_JOBS" "$@"
