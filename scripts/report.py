@@ -244,8 +244,31 @@ def trajectory_frames(inp):
     return frames
 
 
+# A building's floors as run.json lists them: [(elevation, shift)]. The
+# trajectory holds each floor's own coordinates and the elevation as z; the
+# report's plan (geometry.json, the maps) shows the floors side by side as
+# throng lays them out (docs/floors.md), so a point moves by its floor's
+# shift: the floor with the highest elevation not above its z (a stair
+# belongs to the floor it rises from).
+BUILDING = []
+
+
+def set_building(run_json):
+    BUILDING[:] = sorted((float(f["elevation"]), float(f["shift"])) for f in (run_json or {}).get("floors") or [])
+
+
+def unfold(x, z, np):
+    if not BUILDING or z is None:
+        return x
+    elev = np.array([e for e, _ in BUILDING])
+    shift = np.array([s for _, s in BUILDING])
+    k = np.clip(np.searchsorted(elev, z + 1e-6, side="right") - 1, 0, len(elev) - 1)
+    return x + shift[k]
+
+
 def read_frame(path, np):
-    """(x, y, speed, radius) arrays of one trajectory file or trajectory.h5 frame."""
+    """(x, y, speed, radius) arrays of one trajectory file or trajectory.h5 frame
+    (a building's points in the report's unfolded plan, `unfold`)."""
     if isinstance(path, tuple):
         import h5py
         name, first, rows = path
@@ -253,7 +276,7 @@ def read_frame(path, np):
             p = f["points"][first:first + rows].astype(float)
             v = f["velocity"][first:first + rows].astype(float)
             r = f["radius"][first:first + rows].astype(float)
-        return p[:, 0], p[:, 1], np.hypot(v[:, 0], v[:, 1]), r
+        return unfold(p[:, 0], p[:, 2], np), p[:, 1], np.hypot(v[:, 0], v[:, 1]), r
     with open(path, encoding="utf-8") as f:
         header = [h.strip() for h in f.readline().strip().split(",")]
     need = ["x", "y", "vx", "vy", "radius"]
@@ -268,6 +291,10 @@ def read_frame(path, np):
     else:
         data = np.zeros((0, 5))
     x, y, vx, vy, r = data.T
+    if BUILDING and "z" in header:
+        z = np.loadtxt(path, delimiter=",", skiprows=1, usecols=[header.index("z")], ndmin=1, dtype=float) \
+            if has_rows else np.zeros(0)
+        x = unfold(x, z, np)
     return x, y, np.hypot(vx, vy), r
 
 
@@ -1533,6 +1560,7 @@ def main(argv):
     ctx.window = args.flow_window
     inp = ctx.inp = Inputs(args.outdir)
     ctx.run_json = inp.json("run.json")
+    set_building(ctx.run_json)
     ctx.summary = inp.json("summary.json")
     ctx.metrics = inp.csv("metrics.csv", required=("step", "time", "agents"))
     ctx.exits_csv = inp.csv("exits.csv", required=("step", "time"))
