@@ -11,15 +11,6 @@
 #include "build_info.h"
 #include "output.h"
 
-/* Where agent i of a is, as the outputs say it: in a building, in its
- * floor's own coordinates at its elevation (*z); a 3D agent at its
- * altitude; else at z = 0. */
-static thr_vec2 output_place(const thr_scenario *building, int dim3, const thr_agents *a, size_t i, float *z) {
-  if (building) return thr_building_point(building, a->x[i], z);
-  *z = dim3 ? a->z[i] : 0.0f;
-  return a->x[i];
-}
-
 /* Rows of /trajectory as the archive defines them. */
 typedef struct traj_row {
   uint32_t frame, id;
@@ -29,6 +20,15 @@ typedef struct traj_row {
 #ifdef THRONG_HAVE_HDF5
 
 #include "h5io.h"
+
+/* Where agent i of a is, as the outputs say it: in a building, in its
+ * floor's own coordinates at its elevation (*z); a 3D agent at its
+ * altitude; else at z = 0. */
+static thr_vec2 output_place(const thr_scenario *building, int dim3, const thr_agents *a, size_t i, float *z) {
+  if (building) return thr_building_point(building, a->x[i], z);
+  *z = dim3 ? a->z[i] : 0.0f;
+  return a->x[i];
+}
 
 enum { TABLE_TRAJ, TABLE_POINTS, TABLE_VELOCITY, TABLE_RADIUS, TABLE_GROUP, TABLE_STATE, TABLE_STAGE, TABLE_FRAMES, N_TABLES };
 
