@@ -1336,6 +1336,59 @@ def exit_table(ctx):
     return table
 
 
+def first_floors(ctx, np):
+    """{id: floor index} of the agents in the trajectory's first frame (the floor whose elevation is the
+    highest not above their z), or None without a building or a trajectory."""
+    if not BUILDING or not ctx.frames:
+        return None
+    path = ctx.frames[0][2]
+    try:
+        if isinstance(path, tuple):
+            import h5py
+            name, first, rows = path
+            with h5py.File(name, "r") as f:
+                ids = f["trajectory"][first:first + rows]["id"].astype(int)
+                z = f["points"][first:first + rows][:, 2].astype(float)
+        else:
+            with open(path, encoding="utf-8") as f:
+                rows = list(csv.DictReader(f))
+            ids = np.array([int(r["id"]) for r in rows])
+            z = np.array([float(r.get("z", 0.0)) for r in rows])
+    except (OSError, KeyError, ValueError, ImportError):
+        return None
+    elev = np.array(sorted(e for e, _ in BUILDING))
+    k = np.clip(np.searchsorted(elev, z + 1e-6, side="right") - 1, 0, len(elev) - 1)
+    return {int(i): int(kk) for i, kk in zip(ids, k)}
+
+
+def floor_table(ctx, np):
+    """A building: per floor (by elevation), the people who started on it, when the last of them left,
+    when 95 % of them had."""
+    start = first_floors(ctx, np)
+    if start is None:
+        return []
+    out_time = {}
+    for r in (ctx.evacuated[1] if ctx.evacuated else []):
+        i = r.get("id")
+        if i is not None and math.isfinite(r.get("time", math.nan)):
+            out_time[int(i)] = r["time"]
+    names = {}
+    for f in (ctx.run_json or {}).get("floors") or []:
+        names.setdefault(float(f["elevation"]), []).append(f["name"])
+    elev = sorted(e for e, _ in BUILDING)
+    table = []
+    for k, e in enumerate(elev):
+        who = [i for i, kk in start.items() if kk == k]
+        if not who:
+            continue
+        t = sorted(out_time[i] for i in who if i in out_time)
+        n95 = int(math.ceil(0.95 * len(who) - 1e-9))
+        table.append({"floor": ", ".join(names.get(e, [])) or str(k), "elevation": e, "people": len(who),
+                      "out": len(t), "last": t[-1] if len(t) == len(who) and t else None,
+                      "t95": t[n95 - 1] if len(t) >= n95 and n95 > 0 else None})
+    return table
+
+
 def write_exit_table_csv(table, path):
     keys = ("exit", "people", "width", "first", "last", "active", "flow", "steady_flow", "specific", "sfpe",
             "green_guide", "sustained", "flag")
@@ -1452,6 +1505,20 @@ def write_page(ctx, drawn, failed, path):
         out.append(f'<p class="muted">From {e(src)}.</p>')
     else:
         out.append("<p>No exit counts (no summary.json, exits.csv or evacuated.csv).</p>")
+
+    if ctx.floor_table:
+        out.append("<h2>Floors</h2>")
+        out.append("<table><tr><th>floor</th><th>elevation [m]</th><th>people who started there</th>"
+                   "<th>out</th><th>95 % out [s]</th><th>last out [s]</th></tr>")
+        for r in ctx.floor_table:
+            out.append(f'<tr><td>{e(r["floor"])}</td><td class="num">{e(fmt(r["elevation"], "", 2))}</td>'
+                       f'<td class="num">{e(fmt(float(r["people"])))}</td><td class="num">{e(fmt(float(r["out"])))}'
+                       f'</td><td class="num">{e(fmt(r["t95"]))}</td><td class="num">{e(fmt(r["last"]))}</td></tr>')
+        out.append("</table>")
+        out.append('<p class="muted">A building (docs/floors.md): each agent on the floor where the trajectory\'s '
+                   'first frame finds it (by its elevation). Stair flows: the measurement lines across the stairs '
+                   '(lines.csv, the lines figure). The maps and snapshots show the floors side by side, as throng '
+                   'lays them out.</p>')
 
     out.append("<h2>Figures</h2>")
     if not drawn:
@@ -1612,6 +1679,7 @@ def main(argv):
         failed.append(("formations.png", "formations.csv has no rows"))
 
     ctx.exit_table = exit_table(ctx) if ctx.evacuated else []
+    ctx.floor_table = floor_table(ctx, np)
     if ctx.exit_table:
         write_exit_table_csv(ctx.exit_table, os.path.join(report_dir, "exit_table.csv"))
     page = os.path.join(report_dir, "index.html")

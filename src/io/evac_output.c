@@ -207,8 +207,9 @@ int thr_evac_output_row(thr_evac_output *o, long step, double time, const thr_ar
 
 /* ---- maps ----------------------------------------------------------------------- */
 
+/* nx x ny values of v, rows `stride` apart. */
 static int map_csv(const char *dir, const char *name, double x0, double y0, double cell, int nx, int ny,
-                   const double *v, char *err, size_t errlen) {
+                   const double *v, size_t stride, char *err, size_t errlen) {
   char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
   if (snprintf(path, sizeof path, "%s/maps/%s", dir, name) >= (int)sizeof path) {
     snprintf(err, errlen, "%.1000s/maps/%s: the path is too long", dir, name);
@@ -219,7 +220,7 @@ static int map_csv(const char *dir, const char *name, double x0, double y0, doub
   fprintf(f, "# x0,y0,cell,nx,ny\n%.9g,%.9g,%.9g,%d,%d\n", x0, y0, cell, nx, ny);
   for (int j = 0; j < ny; ++j)
     for (int i = 0; i < nx; ++i) {
-      double x = v[(size_t)j * (size_t)nx + (size_t)i];
+      double x = v[(size_t)j * stride + (size_t)i];
       if (isnan(x))
         fputs("nan", f);
       else
@@ -290,6 +291,32 @@ static int map_vti(const char *dir, double x0, double y0, double cell, int nx, i
   return thr_file_commit(f, path, tmp, err, errlen);
 }
 
+/* A building: density-floorK.csv and speed-floorK.csv, the columns of floor
+ * K's place (its shift on, the floors' width and the world's 1 m margins),
+ * their origin in the floor's own coordinates (docs/floors.md). */
+static int map_floors(thr_evac_output *o, double x0, double y0, double cell, int nx, int ny, const double *density,
+                      const double *speed, char *err, size_t errlen) {
+  const thr_scenario *sc = o->sc;
+  if (sc->n_floors < 1) return 0;
+  double pitch = sc->n_floors > 1 ? (double)sc->floors[1].shift : 0.0;
+  double width = (double)sc->world_max.x - sc->world_min.x - pitch * (sc->n_floors - 1);
+  for (int k = 0; k < sc->n_floors; ++k) {
+    double shift = (double)sc->floors[k].shift;
+    int i0 = (int)floor((sc->world_min.x + shift - x0) / cell + 1e-9);
+    int i1 = (int)ceil((sc->world_min.x + shift + width - x0) / cell - 1e-9);
+    if (i0 < 0) i0 = 0;
+    if (i1 > nx) i1 = nx;
+    if (i1 <= i0) continue;
+    char name[64];
+    double fx = x0 + i0 * cell - shift;
+    snprintf(name, sizeof name, "density-floor%d.csv", k);
+    if (map_csv(o->dir, name, fx, y0, cell, i1 - i0, ny, density + i0, (size_t)nx, err, errlen)) return -1;
+    snprintf(name, sizeof name, "speed-floor%d.csv", k);
+    if (map_csv(o->dir, name, fx, y0, cell, i1 - i0, ny, speed + i0, (size_t)nx, err, errlen)) return -1;
+  }
+  return 0;
+}
+
 int thr_evac_output_maps(thr_evac_output *o, double x0, double y0, double cell, int nx, int ny, const double *density,
                          const double *speed, long samples, char *err, size_t errlen) {
   if (samples <= 0) return 0;
@@ -299,8 +326,9 @@ int thr_evac_output_maps(thr_evac_output *o, double x0, double y0, double cell, 
     snprintf(err, errlen, "%.1000s/maps: cannot create: %s", o->dir, strerror(errno ? errno : ENAMETOOLONG));
     return -1;
   }
-  if (map_csv(o->dir, "density.csv", x0, y0, cell, nx, ny, density, err, errlen)) return -1;
-  if (map_csv(o->dir, "speed.csv", x0, y0, cell, nx, ny, speed, err, errlen)) return -1;
+  if (map_csv(o->dir, "density.csv", x0, y0, cell, nx, ny, density, (size_t)nx, err, errlen)) return -1;
+  if (map_csv(o->dir, "speed.csv", x0, y0, cell, nx, ny, speed, (size_t)nx, err, errlen)) return -1;
+  if (map_floors(o, x0, y0, cell, nx, ny, density, speed, err, errlen)) return -1;
   return map_vti(o->dir, x0, y0, cell, nx, ny, density, speed, err, errlen);
 }
 

@@ -11,7 +11,8 @@ Usage: check_floors.py THRONG CASE [--mpiexec MPIEXEC] [--np-flag -n] [--mpi-fla
   down_the_stair   configs/floors/two-storey.yaml: 40 agents upstairs, the door downstairs: everyone
                    out; each walks the stair (elevations from 3 m to 0 in the trajectory, x, y inside
                    its floor's walkable area as given); nobody lost or counted twice
-  ranks_identical  two-storey.yaml on 1, 2, 3 and 4 ranks: final state and evacuated.csv byte-identical
+  ranks_identical  stacked.yaml (two crowds on floors over one plan) and two-storey.yaml on 1, 2, 3 and 4
+                   ranks: final states (and evacuated.csv) byte-identical
   cpu_vs_cuda      two-storey.yaml on --backend cpu and cuda (strict build): final state and
                    evacuated.csv byte-identical (the crowd-aware fields run through the seams on both);
                    77 without a CUDA backend, a GPU or THRONG_STRICT_FP
@@ -166,6 +167,17 @@ def ranks_identical(a, tmp):
     if not a.mpiexec:
         print("SKIPPED: no mpiexec")
         return SKIP
+    # the floors over one plan: apart on any rank count (each rank's domain holds parts of both places)
+    ref = None
+    for P in (1, 2, 3, 4):
+        out, final = os.path.join(tmp, "s%d" % P), os.path.join(tmp, "stacked-%d.csv" % P)
+        prefix = [a.mpiexec, a.np_flag, str(P)] + shlex.split(a.mpi_flags)
+        run(a, os.path.join(DATA, "stacked.yaml"), out, "--steps", "300", "--final-state", final, "--set",
+            "output.trajectory_every=0", prefix=prefix)
+        if ref is None:
+            ref = read(final)
+            continue
+        check(read(final) == ref, "stacked floors, %d ranks: final state byte-identical to 1 rank" % P)
     ref = None
     for P in (1, 2, 3, 4):
         out, final = os.path.join(tmp, "r%d" % P), os.path.join(tmp, "final-%d.csv" % P)
