@@ -82,11 +82,9 @@ int thr_world_building(thr_world *w, const thr_scenario *sc) {
 
 int thr_floor_at(const thr_scenario *sc, thr_vec2 x) {
   if (sc->n_floors < 2) return 0;
-  /* the world is the floors' places grown by 1 m (io/config.c): place f
-   * spans [x0 + f pitch, x0 + f pitch + width]; the gaps between places
-   * are split in the middle */
-  float pitch = sc->floors[1].shift, x0 = sc->world_min.x + 1.0f;
-  float width = sc->world_max.x - sc->world_min.x - 2.0f - (float)(sc->n_floors - 1) * pitch;
+  /* place f spans [x0 + f pitch, x0 + f pitch + width] (io/config.c); the
+   * gaps between places are split in the middle */
+  float pitch = sc->floor_pitch, x0 = sc->floor_x0, width = sc->floor_width;
   int f = (int)floorf((x.x - x0 + 0.5f * (pitch - width)) / pitch);
   return f < 0 ? 0 : (f >= sc->n_floors ? sc->n_floors - 1 : f);
 }

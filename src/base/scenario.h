@@ -215,6 +215,8 @@ typedef struct thr_scenario {
    * n_floors is 0 and the walkable area is the one of `geometry` */
   int n_floors;
   thr_floor_def *floors;
+  float floor_x0, floor_width, floor_pitch; /* the floors' extent in x as given, and the distance between
+                                               their places inside: place k spans x0 + k pitch + [0, width] */
   int n_stairs;
   thr_stair_def *stairs;
   thr_polyset stair_shapes;

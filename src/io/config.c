@@ -1409,6 +1409,7 @@ static int lay_out_floors(cfg *c, const thr_ynode *list) {
     }
   double cell = sc->route_cell > 0.0f ? sc->route_cell : 0.2;
   double pitch = ceil((xmax - xmin + FLOOR_GAP) / cell) * cell;
+  sc->floor_x0 = (float)xmin, sc->floor_width = (float)(xmax - xmin), sc->floor_pitch = (float)pitch;
   for (int f = 0; f < sc->n_floors; ++f) {
     sc->floors[f].shift = (float)(f * pitch);
     sc->floors[f].poly_first = sc->walkable.n_polys;

@@ -298,12 +298,12 @@ static int map_floors(thr_evac_output *o, double x0, double y0, double cell, int
                       const double *speed, char *err, size_t errlen) {
   const thr_scenario *sc = o->sc;
   if (sc->n_floors < 1) return 0;
-  double pitch = sc->n_floors > 1 ? (double)sc->floors[1].shift : 0.0;
-  double width = (double)sc->world_max.x - sc->world_min.x - pitch * (sc->n_floors - 1);
+  /* a floor's place and the 1 m the world reaches beyond the floors */
+  double left = (double)sc->floor_x0 - 1.0, width = (double)sc->floor_width + 2.0;
   for (int k = 0; k < sc->n_floors; ++k) {
     double shift = (double)sc->floors[k].shift;
-    int i0 = (int)floor((sc->world_min.x + shift - x0) / cell + 1e-9);
-    int i1 = (int)ceil((sc->world_min.x + shift + width - x0) / cell - 1e-9);
+    int i0 = (int)floor((left + shift - x0) / cell + 1e-9);
+    int i1 = (int)ceil((left + shift + width - x0) / cell - 1e-9);
     if (i0 < 0) i0 = 0;
     if (i1 > nx) i1 = nx;
     if (i1 <= i0) continue;
