@@ -11,6 +11,8 @@ Usage: check_floors.py THRONG CASE [--mpiexec MPIEXEC] [--np-flag -n] [--mpi-fla
   down_the_stair   configs/floors/two-storey.yaml: 40 agents upstairs, the door downstairs: everyone
                    out; each walks the stair (elevations from 3 m to 0 in the trajectory, x, y inside
                    its floor's walkable area as given); nobody lost or counted twice
+  journey          a journey across floors (journey.yaml): 40 agents downstairs walk up to a waypoint on
+                   the first floor (each seen within its 1 m), then down and out through the door
   ranks_identical  stacked.yaml (two crowds on floors over one plan) and two-storey.yaml on 1, 2, 3 and 4
                    ranks: final states (and evacuated.csv) byte-identical
   cpu_vs_cuda      two-storey.yaml on --backend cpu and cuda (strict build): final state and
@@ -163,6 +165,21 @@ def down_the_stair(a, tmp):
     check(len(went) >= 36, "%d of 40 seen on the stair's lower half or downstairs (frames every 0.25 s)" % len(went))
 
 
+def journey(a, tmp):
+    out = os.path.join(tmp, "journey")
+    run(a, os.path.join(DATA, "journey.yaml"), out, "--set", "output.trajectory_every=12")
+    s = summary(out)
+    check(s["remaining"] == 0 and s["evacuated"] == 40, "everyone out through the door downstairs: %d of 40"
+          % s["evacuated"])
+    near = set()
+    for _, fr in frames(out):
+        for i, (x, y, z) in fr.items():
+            if abs(z - 3.0) < 1e-6 and math.hypot(x - 35.0, y - 5.0) <= 1.0 + 0.25:
+                near.add(i)
+    check(len(near) == 40, "every agent came within the waypoint's 1 m upstairs before leaving (%d of 40 seen "
+          "there in frames every 0.25 s)" % len(near))
+
+
 def ranks_identical(a, tmp):
     if not a.mpiexec:
         print("SKIPPED: no mpiexec")
@@ -212,7 +229,7 @@ def cpu_vs_cuda(a, tmp):
     check(got["cpu"] == got["cuda"], "final state (%d agents) and evacuated.csv byte-identical on cpu and cuda" % n)
 
 
-CASES = {f.__name__: f for f in (apart, down_the_stair, ranks_identical, cpu_vs_cuda)}
+CASES = {f.__name__: f for f in (apart, down_the_stair, journey, ranks_identical, cpu_vs_cuda)}
 
 
 def main():

@@ -4,7 +4,7 @@
 # (RiMEA 2, 3, 13, 14); bad building inputs are in tests/data/bad/ (unit).
 # Included from tests/CMakeLists.txt (THRONG_EXE, THRONG_TEST_ENV, Python3).
 set(THRONG_FLOORS ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_floors.py ${THRONG_EXE})
-foreach(case apart down_the_stair)
+foreach(case apart down_the_stair journey)
   add_test(NAME floors.${case} COMMAND ${THRONG_FLOORS} ${case})
   set_tests_properties(floors.${case} PROPERTIES LABELS floors TIMEOUT 300 ENVIRONMENT "${THRONG_TEST_ENV}")
 endforeach()
