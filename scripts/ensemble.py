@@ -42,11 +42,52 @@ HEADER = ["group", "scenario", "seed", "overrides"]
 # an override's KEY, as throng's --set takes it: names (not starting with '-')
 # joined by '.', list items by [index]
 KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_][A-Za-z0-9_-]*|\[[0-9]+\])*")
-# Student's t, two-sided 95 %: T975[df]; above 30 degrees of freedom the normal 1.96 is within 2 %
-T975 = [None, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
-        2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045,
-        2.042]
+DEBIAN_PYTHON = "/usr/bin/python3"
 
+
+def _betacf(a, b, x):
+    """The continued fraction of the incomplete beta function (modified Lentz)."""
+    tiny, qab, qap, qam = 1e-300, a + b, a + 1.0, a - 1.0
+    c, d = 1.0, 1.0 - qab * x / qap
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 300):
+        m2 = 2 * m
+        for aa in (m * (b - m) * x / ((qam + m2) * (a + m2)), -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))):
+            d = 1.0 + aa * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + aa / c
+            c = c if abs(c) > tiny else tiny
+            h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return h
+
+
+def _betainc(a, b, x):
+    """The regularised incomplete beta function I_x(a, b)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x < (a + 1.0) / (a + b + 2.0):
+        return front * _betacf(a, b, x) / a
+    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
+
+
+def t975(df):
+    """Student's t quantile for a two-sided 95 % interval (P(T <= t) = 0.975) with df degrees of
+    freedom, exact to 1e-9 by bisection on the t distribution's tail, 0.5 I_{df/(df+t^2)}(df/2, 1/2)
+    (12.706 at 1, 2.042 at 30, 2.000 at 60, 1.984 at 100)."""
+    lo, hi = 0.0, 700.0
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if 0.5 * _betainc(0.5 * df, 0.5, df / (df + mid * mid)) > 0.025:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
 
 def bad(manifest, line, what):
     print("%s:%d: %s" % (manifest, line, what), file=sys.stderr)
@@ -199,7 +240,7 @@ def stats(values):
     if n < 2:
         return n, mean, None, None, None
     sd = math.sqrt(sum((x - mean) ** 2 for x in v) / (n - 1))
-    t = T975[n - 1] if n - 1 < len(T975) else 1.960
+    t = t975(n - 1)
     half = t * sd / math.sqrt(n)
     return n, mean, sd, mean - half, mean + half
 
@@ -283,7 +324,7 @@ def plots(out, groups, done, exits, summary):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("ensemble: no matplotlib (python3-matplotlib): no plots")
+        print("ensemble: no matplotlib (python3-matplotlib) for %s: no plots" % (sys.executable or "python3"))
         return
     by = {(g, q): st for g, q, _, st in summary}
     fig, ax = plt.subplots(figsize=(max(4, 1.4 * len(groups) + 2), 4))
@@ -322,6 +363,26 @@ def plots(out, groups, done, exits, summary):
     plt.close(fig)
 
 
+def reexec_for_matplotlib(argv):
+    """Debian's python3-matplotlib belongs to /usr/bin/python3: when the python3 running this (a virtual
+    environment, a cluster's module) lacks it, aggregate with Debian's, as `throng report` does."""
+    try:
+        import matplotlib  # noqa: F401
+        return
+    except ImportError:
+        pass
+    here = os.path.realpath(sys.executable or "")
+    if os.access(DEBIAN_PYTHON, os.X_OK) and here != os.path.realpath(DEBIAN_PYTHON) and \
+            not os.environ.get("THRONG_ENSEMBLE_REEXEC"):
+        import subprocess
+        probe = subprocess.run([DEBIAN_PYTHON, "-c", "import matplotlib"], capture_output=True)
+        if probe.returncode == 0:
+            os.environ["THRONG_ENSEMBLE_REEXEC"] = "1"
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(__file__)] + argv[1:])
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "count" and len(argv) == 3:
         cmd_count(argv[2])
@@ -330,6 +391,7 @@ def main(argv):
         cmd_row(argv[2], argv[3], argv[4])
         return 0
     if len(argv) == 4 and argv[1] == "aggregate":
+        reexec_for_matplotlib(argv)
         return cmd_aggregate(argv[2], argv[3])
     print(__doc__, file=sys.stderr)
     return 2

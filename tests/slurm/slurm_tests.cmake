@@ -16,3 +16,7 @@ endforeach()
 add_test(NAME unit.ensemble_manifest COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_manifest.py
                                              ${CMAKE_SOURCE_DIR})
 set_tests_properties(unit.ensemble_manifest PROPERTIES LABELS unit)
+
+# the ensemble's statistics, without Slurm: exact Student's t quantiles (issue 36)
+add_test(NAME unit.ensemble_stats COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_ensemble_stats.py)
+set_tests_properties(unit.ensemble_stats PROPERTIES LABELS unit)
