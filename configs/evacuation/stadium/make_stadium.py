@@ -556,7 +556,9 @@ def scenario(variant, factor, doors, door_ends, obstacles):
     w("  maps: {cell: 2.0, every: 48}   # density and speed maps averaged over each second")
     w("")
     w("output:")
-    traj = 240 if full else 96
+    # PedPy's speeds and flows want 2 frames a second or more (docs/output.md); the full size
+    # writes fewer (about 7 MB a frame), the reduced one 1 a second (its file stays under a GB)
+    traj = 240 if full else (48 if factor > MINI_FACTOR else 24)
     w(f"  trajectory_every: {traj}   # every {traj / 48:g} s" +
       ("; about 7 MB a frame at full size" if full else ""))
     w("  metrics_every: 48")
