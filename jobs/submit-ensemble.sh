@@ -4,7 +4,9 @@
 # (jobs/ensemble-aggregate.sbatch).
 #   jobs/submit-ensemble.sh MANIFEST.csv OUT [sbatch options for the runs...]
 #   jobs/submit-ensemble.sh configs/evacuation/ensemble-example.csv out/study --ntasks=2 --time=00:20:00
-# Prints the two job ids. THRONG, EXTRA_ARGS and SRUN_MPI pass through to the runs.
+# Prints the two job ids. THRONG, EXTRA_ARGS and SRUN_MPI pass through to the runs; of the
+# sbatch options, --account, --partition, --qos, --reservation and --clusters (-A, -p, -q, -M)
+# go to the aggregation job too.
 # See docs/slurm.md.
 set -euo pipefail
 [[ $# -ge 2 ]] || { echo "usage: $0 MANIFEST.csv OUT [sbatch options for the runs...]" >&2; exit 2; }
@@ -27,6 +29,22 @@ mkdir -p "$out/logs"
 logs=${out//%/%%}/logs
 # logs in the study's directory (options given after MANIFEST OUT come later and win)
 runs=$(sbatch --parsable --export=ALL --array=1-"$n" --output="$logs/run-%A_%a.log" "$@" "$here/ensemble.sbatch")
+# where any job of the study may run (account, partition, QOS, reservation, cluster) goes to the
+# aggregation too: a cluster that requires an account refuses a job without one
+agg_opts=()
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  case ${args[i]} in
+    --account=* | --partition=* | --qos=* | --reservation=* | --clusters=* | --cluster=* | -A?* | -p?* | -q?* | -M?*)
+      agg_opts+=("${args[i]}") ;;
+    --account | --partition | --qos | --reservation | --clusters | --cluster | -A | -p | -q | -M)
+      agg_opts+=("${args[i]}")
+      if ((i + 1 < ${#args[@]})); then
+        i=$((i + 1))
+        agg_opts+=("${args[i]}")
+      fi ;;
+  esac
+done
 agg=$(sbatch --parsable --export=ALL --dependency=afterany:"$runs" --output="$logs/aggregate-%j.log" \
-  "$here/ensemble-aggregate.sbatch")
+  ${agg_opts[@]+"${agg_opts[@]}"} "$here/ensemble-aggregate.sbatch")
 echo "runs: job array $runs (1-$n); aggregation: job $agg; results in $out/summary.md"

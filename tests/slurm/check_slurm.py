@@ -45,7 +45,8 @@ Cases:
             log is OUT/link-002.log, and the final state equals an
             uninterrupted run's byte for byte.
   ensemble  jobs/submit-ensemble.sh with a 3-run manifest (exit_room.yaml,
-            seeds 1-3): the array's runs and the aggregation job; runs.csv
+            seeds 1-3) and --account=study42 -p debug: the array's runs and the
+            aggregation job, which got the same account and partition; runs.csv
             has the 3 runs, summary.csv's mean and 95 % interval of the
             evacuation time are those of the runs' summary.json (Student's t,
             2 degrees of freedom), the plots and each run's report exist.
@@ -306,12 +307,17 @@ def case_ensemble(a, c, tmp):
     out = os.path.join(tmp, "study")
     t0 = time.time()
     env = dict(c.env, **job_env(a, EXTRA_ARGS="--quiet"))
+    # the account and partition (two forms) must reach the aggregation job as well as the runs
     p = subprocess.run(["bash", "jobs/submit-ensemble.sh", manifest, out, "--ntasks=1", "--cpus-per-task=1",
-                        "--time=5"], cwd=a.source, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True)
+                        "--time=5", "--account=study42", "-p", "debug"], cwd=a.source, env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     need(p.returncode == 0, "submit-ensemble.sh: exit %d\n%s" % (p.returncode, p.stdout))
     m = re.search(r"job array (\d+) \(1-3\); aggregation: job (\d+)", p.stdout)
     need(m, "submit-ensemble.sh did not print the job ids:\n" + p.stdout)
+    agg = c.job(m.group(2))
+    need(agg.get("Account") == "study42" and agg.get("Partition") == "debug",
+         "aggregation job %s: Account=%s Partition=%s, expected study42 and debug"
+         % (m.group(2), agg.get("Account"), agg.get("Partition")))
     state, code = c.wait(m.group(2), 300)
     cycle = time.time() - t0
     logs = "".join(open(os.path.join(out, "logs", f)).read() for f in sorted(os.listdir(os.path.join(out, "logs"))))
