@@ -808,7 +808,7 @@ int thr_sources_check(const thr_scenario *sc, const thr_world *w, char *err, siz
 /* Check one agent against the world and the obstacles of its cell. */
 static int check_agent(const thr_scenario *sc, const thr_world *w, int b, const thr_agent_rec *r, char *err,
                        size_t errlen) {
-  char msg[400];
+  char msg[640];
   if (!(r->x.x >= w->min.x && r->x.x <= w->max.x && r->x.y >= w->min.y && r->x.y <= w->max.y)) {
     snprintf(msg, sizeof msg, "agent %u at (%g, %g) is outside the world [%g, %g] x [%g, %g]", r->id,
              (double)r->x.x, (double)r->x.y, (double)w->min.x, (double)w->max.x, (double)w->min.y,
@@ -823,10 +823,15 @@ static int check_agent(const thr_scenario *sc, const thr_world *w, int b, const 
     return -1;
   }
   if (r->route >= 0 && !thr_route_reachable(w, r->route, r->x)) {
-    char name[160];
+    char name[160], where[200] = "";
+    thr_vec2 at;
+    if (thr_route_nearest_reached(w, r->route, r->x, &at))
+      snprintf(where, sizeof where, "; the nearest place from which it can is (%g, %g), %.3g m away: the way closes "
+               "between (a gap narrower than a body, or a wall across it)", (double)at.x, (double)at.y,
+               (double)v2_len(v2_sub(at, r->x)));
     snprintf(msg, sizeof msg, "agent %u at (%g, %g) cannot reach %s: no walkable path (after widening the walls "
-             "by routing.clearance)", r->id, (double)r->x.x, (double)r->x.y,
-             thr_route_name(sc, w, r->route, name, sizeof name));
+             "by routing.clearance)%s", r->id, (double)r->x.x, (double)r->x.y,
+             thr_route_name(sc, w, r->route, name, sizeof name), where);
     block_error(sc, b, err, errlen, msg);
     return -1;
   }

@@ -278,6 +278,20 @@ int thr_route_reachable(const thr_world *w, int k, thr_vec2 x) {
   return thr_navfield_direction(&v, x, &dir);
 }
 
+int thr_route_nearest_reached(const thr_world *w, int k, thr_vec2 x, thr_vec2 *at) {
+  if (k < 0 || k >= w->n_fields) return 0;
+  const float *f = w->fields + (size_t)k * w->fnx * w->fny;
+  double best = INFINITY;
+  for (int j = 0; j < w->fny; ++j)
+    for (int i = 0; i < w->fnx; ++i) {
+      if (!isfinite(f[(size_t)j * w->fnx + i])) continue;
+      double cx = w->fox + (i + 0.5) * (double)w->fh, cy = w->foy + (j + 0.5) * (double)w->fh;
+      double d = (cx - x.x) * (cx - x.x) + (cy - x.y) * (cy - x.y);
+      if (d < best) best = d, *at = v2((float)cx, (float)cy);
+    }
+  return isfinite(best);
+}
+
 const char *thr_route_name(const thr_scenario *sc, const thr_world *w, int k, char *buf, size_t len) {
   if (k < 0 || k >= w->n_fields)
     snprintf(buf, len, "route %d", k);

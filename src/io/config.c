@@ -1597,6 +1597,23 @@ static named exits_named(const thr_scenario *sc, int n) {
 
 /* segment: a stretch of the boundary, within ON_TOL of one of its edges;
  * the exit is the strip `depth` deep on the walkable side. */
+/* The edge of ps nearest to p (its ends), and the distance. */
+static double nearest_edge(const thr_polyset *ps, thr_vec2 p, thr_vec2 *e0, thr_vec2 *e1) {
+  double best = INFINITY;
+  for (int r = 0; r < ps->n_rings; ++r) {
+    const thr_vec2 *v = thr_ring_verts(ps, r);
+    int n = thr_ring_len(ps, r);
+    for (int k = 0; k < n; ++k) {
+      thr_vec2 a = v[k], b = v[(k + 1) % n], ab = v2_sub(b, a);
+      double len2 = (double)v2_len2(ab), t = len2 > 0.0 ? (double)v2_dot(v2_sub(p, a), ab) / len2 : 0.0;
+      t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+      double d = hypot((double)a.x + t * ab.x - p.x, (double)a.y + t * ab.y - p.y);
+      if (d < best) best = d, *e0 = a, *e1 = b;
+    }
+  }
+  return best;
+}
+
 static int read_exit_segment(cfg *c, const thr_ynode *item, const char *path, float depth, int line, float *width) {
   char p[PATH_LEN];
   const thr_ynode *v = thr_ymap_get(item, "segment"), *vdepth = thr_ymap_get(item, "depth");
@@ -1606,9 +1623,14 @@ static int read_exit_segment(cfg *c, const thr_ynode *item, const char *path, fl
   thr_vec2 a = ab[0], b = ab[1];
   free(ab);
   *width = v2_len(v2_sub(b, a));
-  if (thr_boundary_edge_under(c->area, a, b, ON_TOL, &ring, &edge))
+  if (thr_boundary_edge_under(c->area, a, b, ON_TOL, &ring, &edge)) {
+    thr_vec2 e0 = a, e1 = b;
+    double d = nearest_edge(c->area, v2_scale(v2_add(a, b), 0.5f), &e0, &e1);
     return fail(c, v, p, "[%g, %g] to [%g, %g] is not on the boundary of %s (both ends must lie within %g m of one of "
-                "its edges)", (double)a.x, (double)a.y, (double)b.x, (double)b.y, c->area_name, ON_TOL);
+                "its edges); the nearest edge runs from [%g, %g] to [%g, %g], %.3g m from the segment's middle; a "
+                "door inside the area is a `polygon` exit", (double)a.x, (double)a.y, (double)b.x, (double)b.y,
+                c->area_name, ON_TOL, (double)e0.x, (double)e0.y, (double)e1.x, (double)e1.y, d);
+  }
   thr_exit_strip(c->area, ring, edge, a, b, depth, strip);
   if (vdepth) v = vdepth, subkey(p, path, "depth"); /* a strip too deep is the depth's fault */
   if (check_within(c, v, p, "the exit's strip", strip, 4)) return -1;
