@@ -12,6 +12,7 @@
 
 #include "base/geometry.h"
 #include "build_info.h"
+#include "core/measure.h"
 #include "core/populate.h"
 #include "core/routes.h"
 #include "core/sim.h"
@@ -285,6 +286,23 @@ static void print_field_bytes(const thr_params *prm) {
   printf("\n");
 }
 
+/* A measurement line whose end stands in the open counts only those who do
+ * not walk round it: a hint (the scenario stays valid). */
+#define LINE_OPEN_END 0.6 /* [m]: farther than a body from every wall */
+static void print_line_hints(const thr_scenario *sc) {
+  for (int k = 0; k < sc->n_lines; ++k) {
+    double gap[2];
+    thr_measure_line_gaps(sc, k, gap);
+    for (int e = 0; e < 2; ++e) {
+      if (!(gap[e] > LINE_OPEN_END)) continue;
+      thr_vec2 p = e ? sc->lines[k].b : sc->lines[k].a;
+      printf("  hint       measurement.lines[%d] ('%s', line %d): its end [%g, %g] is %.2g m from the nearest wall: "
+             "agents can walk round it and not be counted; draw the line from wall to wall across the passage\n",
+             k, sc->lines[k].name, sc->lines[k].line, (double)p.x, (double)p.y, gap[e]);
+    }
+  }
+}
+
 static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_params *p, long total) {
   char path[sizeof sc->path * 4];
   snprintf(path, sizeof path, "%s", sc->path);
@@ -381,6 +399,7 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
   if (sc->areas.n_polys || sc->n_lines || sc->map_every)
     printf("  measure    %d area(s), %d line(s), maps %s every %d steps (cells of %g m)\n", sc->areas.n_polys,
            sc->n_lines, sc->map_every ? "sampled" : "off:", sc->map_every, (double)sc->map_cell);
+  print_line_hints(sc);
   thr_model_of(p->model_kind)->summary(stdout, sc, p);
   printf("  output     %s, trajectory every %d steps, metrics every %d steps\n",
          sc->out_dir[0] ? sc->out_dir : "out/<name>", sc->trajectory_every, sc->metrics_every);

@@ -1,6 +1,8 @@
 #include "measure.h"
 
 #include <math.h>
+#include "base/polygon.h"
+#include "base/geometry.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,4 +203,47 @@ int thr_measure_unpack(thr_measure *m, thr_sim *s, thr_blob *b, char *err, size_
   MPI_Bcast(&m->map_samples, 1, MPI_LONG, 0, s->comm);
   if (bad && s->nranks > 1) MPI_Bcast(err, (int)errlen, MPI_CHAR, 0, s->comm);
   return bad ? -1 : 0;
+}
+
+/* ---- lines that can be walked round (throng check) ---------------------------- */
+
+static double segment_distance(thr_vec2 p, thr_vec2 a, thr_vec2 b) {
+  double abx = (double)b.x - a.x, aby = (double)b.y - a.y, len2 = abx * abx + aby * aby;
+  double t = len2 > 0.0 ? (((double)p.x - a.x) * abx + ((double)p.y - a.y) * aby) / len2 : 0.0;
+  t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+  return hypot(a.x + t * abx - p.x, a.y + t * aby - p.y);
+}
+
+/* Can an agent stand at p: inside the walkable area (or the world) and in
+ * no closed obstacle? */
+static int open_ground(const thr_scenario *sc, thr_vec2 p) {
+  if (sc->walkable.n_polys ? thr_polyset_locate(&sc->walkable, p, 1e-3) != THR_INSIDE
+                           : !(p.x > sc->world_min.x && p.x < sc->world_max.x && p.y > sc->world_min.y &&
+                               p.y < sc->world_max.y))
+    return 0;
+  for (int o = 0; o < sc->n_obstacles; ++o)
+    if (sc->obs_closed[o] &&
+        thr_polygon_contains(sc->verts + sc->obs_vfirst[o], sc->obs_vfirst[o + 1] - sc->obs_vfirst[o], p))
+      return 0;
+  return 1;
+}
+
+void thr_measure_line_gaps(const thr_scenario *sc, int k, double gap[2]) {
+  thr_vec2 end[2] = {sc->lines[k].a, sc->lines[k].b};
+  for (int e = 0; e < 2; ++e) {
+    double best = INFINITY;
+    if (!open_ground(sc, end[e])) { /* in a wall, or beyond the boundary: nobody walks round it */
+      gap[e] = 0.0;
+      continue;
+    }
+    for (int o = 0; o < sc->n_obstacles; ++o) {
+      int v0 = sc->obs_vfirst[o], v1 = sc->obs_vfirst[o + 1], n = v1 - v0;
+      int segs = sc->obs_closed[o] ? n : n - 1;
+      for (int s = 0; s < segs; ++s) {
+        double d = segment_distance(end[e], sc->verts[v0 + s], sc->verts[v0 + (s + 1) % n]);
+        if (d < best) best = d;
+      }
+    }
+    gap[e] = best;
+  }
 }

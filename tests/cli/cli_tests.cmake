@@ -24,3 +24,9 @@ foreach(case ${THRONG_CLI_ERROR_CASES})
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_cli_errors.py ${THRONG_EXE} ${case})
   set_tests_properties(unit.cli.${case} PROPERTIES LABELS unit ENVIRONMENT "${THRONG_TEST_ENV}")
 endforeach()
+
+# throng check's hint on a measurement line that agents can walk round (issue 36)
+add_test(NAME unit.check.line_hints COMMAND ${THRONG_EXE} check ${CMAKE_CURRENT_LIST_DIR}/../data/good/line_hints.yaml)
+set_tests_properties(unit.check.line_hints PROPERTIES LABELS unit ENVIRONMENT "${THRONG_TEST_ENV}"
+                     PASS_REGULAR_EXPRESSION "hint +measurement\\.lines\\[1\\] \\('short', line 15\\): its end \\[8, 1\\] is 1 m from the nearest wall"
+                     FAIL_REGULAR_EXPRESSION "lines\\[0\\] \\('door'")
