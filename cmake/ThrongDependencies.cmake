@@ -82,6 +82,28 @@ if(NOT THRONG_HDF5 STREQUAL "OFF")
                    "output and checkpoints")
   endif()
 endif()
+# GEOS (Debian: libgeos-dev): the walkable area less its obstacles, walls as
+# thin cut-outs, for geometry.wkt and trajectory.h5 (what PedPy's
+# WalkableArea reads; docs/output.md). Without it the outputs hold the
+# walkable area as given.
+set(THRONG_HAVE_GEOS OFF)
+if(NOT THRONG_GEOS STREQUAL "OFF")
+  find_path(THRONG_GEOS_INCLUDE geos_c.h)
+  find_library(THRONG_GEOS_LIBRARY geos_c)
+  if(THRONG_GEOS_INCLUDE AND THRONG_GEOS_LIBRARY)
+    set(THRONG_HAVE_GEOS ON)
+    add_library(throng_geos INTERFACE)
+    target_include_directories(throng_geos SYSTEM INTERFACE ${THRONG_GEOS_INCLUDE})
+    target_link_libraries(throng_geos INTERFACE ${THRONG_GEOS_LIBRARY})
+    message(STATUS "THRONG_GEOS: ${THRONG_GEOS_LIBRARY}")
+  elseif(THRONG_GEOS STREQUAL "ON")
+    message(FATAL_ERROR "THRONG_GEOS=ON but GEOS was not found: install libgeos-dev")
+  else()
+    message(STATUS "THRONG_GEOS=AUTO: GEOS not found (install libgeos-dev); the outputs' walkable area keeps "
+                   "its obstacles")
+  endif()
+endif()
+
 # ParaView Catalyst (docs/insitu.md): the legacy vtkCPProcessor API of
 # Debian's ParaView 5.11 (paraview-dev). Only the Catalyst module
 # (src/insitu/catalyst_adaptor.cxx, loaded at run time) is C++ and links VTK;

@@ -28,7 +28,8 @@ TOOLS_DIR=${THRONG_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/throng/tools}
 
 PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libyaml-dev python3
           python3-matplotlib python3-numpy # matplotlib: `throng report`; numpy: ctest -L validation
-          libhdf5-openmpi-dev python3-h5py python3-venv) # HDF5 trajectories/checkpoints; h5py, venv (PedPy): ctest -L io
+          libhdf5-openmpi-dev python3-h5py python3-venv # HDF5 trajectories/checkpoints; h5py, venv (PedPy): ctest -L io
+          libgeos-dev) # the outputs' walkable area less its obstacles (io/walkable_out.c)
 # ctest -L slurm starts a private Slurm that runs the job scripts (docs/slurm.md);
 # only for the tests (scripts/test.sh asks for them): on a machine with
 # systemd these packages enable daemons

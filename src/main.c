@@ -223,8 +223,8 @@ static int cmd_info(void) {
   printf("MPI: %s (MPI standard %d.%d)\n", lib, major, minor);
   char path[1100], module[1200] = "";
   if (thr_insitu_available()) snprintf(module, sizeof module, " (module %s)", thr_insitu_module_path(path, sizeof path));
-  printf("optional components:\n  HDF5      %s\n  Catalyst  %s%s\n", THRONG_FEATURE_HDF5, THRONG_FEATURE_CATALYST,
-         module);
+  printf("optional components:\n  HDF5      %s\n  Catalyst  %s%s\n  GEOS      %s (obstacles cut out of the "
+         "outputs' walkable area)\n", THRONG_FEATURE_HDF5, THRONG_FEATURE_CATALYST, module, THRONG_FEATURE_GEOS);
   printf("strict floating point (THRONG_STRICT_FP): %s\n", THRONG_FEATURE_STRICT_FP);
   return 0;
 }

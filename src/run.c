@@ -21,6 +21,7 @@
 #include "io/output.h"
 #include "io/run_json.h"
 #include "io/trajectory.h"
+#include "io/walkable_out.h"
 #include "io/wkt.h"
 #include "insitu/insitu.h"
 
@@ -291,7 +292,7 @@ static int open_trajectory(run_ctx *r, const thr_scenario *sc) {
   thr_polyset first = {0};
   int building = sc->n_floors > 0;
   char *wkt = building && thr_floor_walkable(sc, 0, &first) ? NULL
-              : thr_wkt_format(building ? &first : &sc->walkable, sc->world_min, sc->world_max);
+              : thr_walkable_wkt(sc, building ? &first : &sc->walkable, building ? sc->floors[0].shift : 0.0f);
   thr_polyset_free(&first);
   thr_trajectory_info info = {wkt, sc->name, (double)r->s->prm.dt, r->o->trajectory_every, r->o->compression,
                               r->s->prm.dim3, building ? sc : NULL};

@@ -147,6 +147,7 @@ typedef struct thr_scenario {
   /* obstacles: obstacle o has vertices verts[vfirst[o] .. vfirst[o+1]);
    * the walls of the walkable area (one per ring of `walkable`) come last */
   int n_obstacles;
+  int n_user_obstacles; /* the first ones: those the scenario gives (the walls of the walkable area follow) */
   int *obs_vfirst;  /* [n_obstacles + 1] */
   int *obs_closed;  /* [n_obstacles] polygon (1) or open polyline (0) */
   int *obs_line;    /* [n_obstacles] source line */

@@ -2759,6 +2759,7 @@ static int add_ring_walls(cfg *c, const thr_vec2 *v, int n, int hole) {
  * left open. */
 static int add_walls(cfg *c) {
   const thr_polyset *s = &c->sc->walkable;
+  c->sc->n_user_obstacles = c->sc->n_obstacles;
   for (int r = 0; r < s->n_rings; ++r)
     if (add_ring_walls(c, thr_ring_verts(s, r), thr_ring_len(s, r), !thr_ring_is_outer(s, r))) return -1;
   return 0;

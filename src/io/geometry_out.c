@@ -6,6 +6,7 @@
 
 #include "base/floors.h"
 #include "output.h"
+#include "walkable_out.h"
 #include "wkt.h"
 
 /* Segments of a disk goal drawn as a polygon. */
@@ -125,12 +126,12 @@ static void write_vtp(FILE *f, const geom *g, const thr_scenario *building) {
   fprintf(f, "</DataArray>\n</CellData>\n</Piece>\n</PolyData>\n</VTKFile>\n");
 }
 
-/* DIR/NAME: the WKT of ps. */
-static int write_wkt(const char *dir, const char *name, const thr_polyset *ps, const thr_scenario *sc, char *err,
-                     size_t errlen) {
+/* DIR/NAME: the WKT of ps less the obstacles (moved by -dx; walkable_out.h). */
+static int write_wkt(const char *dir, const char *name, const thr_polyset *ps, const thr_scenario *sc, float dx,
+                     char *err, size_t errlen) {
   char path[THR_PATH_MAX + 64], tmp[THR_PATH_MAX + 72];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  char *wkt = thr_wkt_format(ps, sc->world_min, sc->world_max);
+  char *wkt = thr_walkable_wkt(sc, ps, dx);
   if (!wkt) {
     snprintf(err, errlen, "%s: out of memory", path);
     return -1;
@@ -161,7 +162,9 @@ static int write_floors(const char *dir, const thr_scenario *sc, char *err, size
       rc = -1;
       break;
     }
-    rc = write_wkt(dir, name, &ps, sc, err, errlen) || (k == 0 && write_wkt(dir, "geometry.wkt", &ps, sc, err, errlen));
+    float dx = sc->floors[k].shift;
+    rc = write_wkt(dir, name, &ps, sc, dx, err, errlen) ||
+         (k == 0 && write_wkt(dir, "geometry.wkt", &ps, sc, dx, err, errlen));
     thr_polyset_free(&ps);
   }
   if (rc) {
@@ -185,5 +188,5 @@ int thr_write_geometry(const char *dir, const thr_scenario *sc, const thr_world 
   if (!f || thr_file_commit(f, path, tmp, err, errlen)) return -1;
 
   if (sc->n_floors) return write_floors(dir, sc, err, errlen);
-  return write_wkt(dir, "geometry.wkt", &sc->walkable, sc, err, errlen);
+  return write_wkt(dir, "geometry.wkt", &sc->walkable, sc, 0.0f, err, errlen);
 }

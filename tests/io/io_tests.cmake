@@ -77,3 +77,9 @@ add_test(NAME io.example_reader COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/run_examp
                                         ${CMAKE_SOURCE_DIR})
 set_tests_properties(io.example_reader PROPERTIES LABELS io SKIP_RETURN_CODE 77 TIMEOUT 600 RUN_SERIAL TRUE
                      ENVIRONMENT "${THRONG_TEST_ENV};THRONG_EXE=$<TARGET_FILE:throng>")
+
+# The outputs' walkable area less the obstacles (issue 36; GEOS builds, else SKIPPED)
+add_test(NAME io.walkable_holes COMMAND ${THRONG_IO_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_walkable_holes.py
+                                        ${THRONG_EXE} ${CMAKE_CURRENT_SOURCE_DIR}/data/io)
+set_tests_properties(io.walkable_holes PROPERTIES LABELS io SKIP_RETURN_CODE 77 TIMEOUT 120
+                     ENVIRONMENT "${THRONG_TEST_ENV}")
