@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "populate.h"
 
+#include "base/floors.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -805,10 +807,23 @@ int thr_sources_check(const thr_scenario *sc, const thr_world *w, char *err, siz
   return 0;
 }
 
+/* "(x, y)" of a point inside as the user drew it: in a building, in its
+ * floor's own coordinates with the floor's name (base/floors.h). */
+static const char *place(const thr_scenario *sc, thr_vec2 x, char *buf, size_t len) {
+  if (!sc->n_floors) {
+    snprintf(buf, len, "(%g, %g)", (double)x.x, (double)x.y);
+    return buf;
+  }
+  float z;
+  thr_vec2 p = thr_building_point(sc, x, &z);
+  snprintf(buf, len, "(%g, %g) on floor '%s'", (double)p.x, (double)p.y, sc->floors[thr_floor_at(sc, x)].name);
+  return buf;
+}
+
 /* Check one agent against the world and the obstacles of its cell. */
 static int check_agent(const thr_scenario *sc, const thr_world *w, int b, const thr_agent_rec *r, char *err,
                        size_t errlen) {
-  char msg[640];
+  char msg[900], here[160], there[160];
   if (!(r->x.x >= w->min.x && r->x.x <= w->max.x && r->x.y >= w->min.y && r->x.y <= w->max.y)) {
     snprintf(msg, sizeof msg, "agent %u at (%g, %g) is outside the world [%g, %g] x [%g, %g]", r->id,
              (double)r->x.x, (double)r->x.y, (double)w->min.x, (double)w->max.x, (double)w->min.y,
@@ -823,14 +838,14 @@ static int check_agent(const thr_scenario *sc, const thr_world *w, int b, const 
     return -1;
   }
   if (r->route >= 0 && !thr_route_reachable(w, r->route, r->x)) {
-    char name[160], where[200] = "";
+    char name[160], where[320] = "";
     thr_vec2 at;
     if (thr_route_nearest_reached(w, r->route, r->x, &at))
-      snprintf(where, sizeof where, "; the nearest place from which it can is (%g, %g), %.3g m away: the way closes "
-               "between (a gap narrower than a body, or a wall across it)", (double)at.x, (double)at.y,
+      snprintf(where, sizeof where, "; the nearest place from which it can is %s, %.3g m away: the way closes "
+               "between (a gap narrower than a body, or a wall across it)", place(sc, at, there, sizeof there),
                (double)v2_len(v2_sub(at, r->x)));
-    snprintf(msg, sizeof msg, "agent %u at (%g, %g) cannot reach %s: no walkable path (after widening the walls "
-             "by routing.clearance)%s", r->id, (double)r->x.x, (double)r->x.y,
+    snprintf(msg, sizeof msg, "agent %u at %s cannot reach %s: no walkable path (after widening the walls "
+             "by routing.clearance)%s", r->id, place(sc, r->x, here, sizeof here),
              thr_route_name(sc, w, r->route, name, sizeof name), where);
     block_error(sc, b, err, errlen, msg);
     return -1;
@@ -844,8 +859,8 @@ static int check_agent(const thr_scenario *sc, const thr_world *w, int b, const 
     thr_vec2 n;
     if (!thr_obstacle_distance(&ov, o, r->x, r->x, &d, &n)) d = 0.0f;
     if (d >= r->radius) continue;
-    snprintf(msg, sizeof msg, "agent %u at (%g, %g) %s obstacle %d (line %d)", r->id, (double)r->x.x,
-             (double)r->x.y, d < 0.0f ? "lies inside" : "overlaps", o, sc->obs_line[o]);
+    snprintf(msg, sizeof msg, "agent %u at %s %s obstacle %d (line %d)", r->id, place(sc, r->x, here, sizeof here),
+             d < 0.0f ? "lies inside" : "overlaps", o, sc->obs_line[o]);
     block_error(sc, b, err, errlen, msg);
     return -1;
   }
