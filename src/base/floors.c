@@ -18,19 +18,18 @@ static thr_vec2 normal_away(thr_vec2 a, thr_vec2 b, thr_vec2 inside) {
 
 static thr_vec2 moved(thr_vec2 p, float dx) { return v2(p.x + dx, p.y); }
 
-/* The centroid of the stair's landings' middles: a point inside its
+/* The middle of a landing (two points). */
+static thr_vec2 landing_mid(const thr_vec2 l[2]) { return v2_scale(v2_add(l[0], l[1]), 0.5f); }
+
+/* The middle between the landings' middles: a point inside the stair's
  * footprint that says which side of the top landing the stair lies on. */
 static thr_vec2 stair_inside(const thr_stair_def *st) {
-  thr_vec2 bm = v2_scale(v2_add(st->bottom[0], st->bottom[1]), 0.5f);
-  thr_vec2 tm = v2_scale(v2_add(st->top[0], st->top[1]), 0.5f);
-  return v2_scale(v2_add(bm, tm), 0.5f);
+  return v2_scale(v2_add(landing_mid(st->bottom), landing_mid(st->top)), 0.5f);
 }
 
 /* The unit vector from the bottom landing's middle to the top's. */
 static thr_vec2 stair_uphill(const thr_stair_def *st) {
-  thr_vec2 bm = v2_scale(v2_add(st->bottom[0], st->bottom[1]), 0.5f);
-  thr_vec2 tm = v2_scale(v2_add(st->top[0], st->top[1]), 0.5f);
-  thr_vec2 d = v2_sub(tm, bm);
+  thr_vec2 d = v2_sub(landing_mid(st->top), landing_mid(st->bottom));
   float len = v2_len(d);
   return len > 0.0f ? v2_scale(d, 1.0f / len) : v2(0.0f, 0.0f);
 }
@@ -101,10 +100,8 @@ thr_vec2 thr_building_point(const thr_scenario *sc, thr_vec2 x, float *elevation
     int r = sc->stair_shapes.poly_first[st->shape];
     if (!thr_polygon_contains(thr_ring_verts(&sc->stair_shapes, r), thr_ring_len(&sc->stair_shapes, r), x)) continue;
     /* along the stair from its bottom landing's middle to its top's */
-    thr_vec2 bm = v2_scale(v2_add(st->bottom[0], st->bottom[1]), 0.5f);
-    thr_vec2 tm = v2_scale(v2_add(st->top[0], st->top[1]), 0.5f);
-    thr_vec2 up = stair_uphill(st), p = v2(x.x - fl->shift, x.y);
-    float run = v2_len(v2_sub(tm, bm)), t = run > 0.0f ? v2_dot(v2_sub(p, bm), up) / run : 0.0f;
+    thr_vec2 bm = landing_mid(st->bottom), up = stair_uphill(st), p = v2(x.x - fl->shift, x.y);
+    float run = v2_len(v2_sub(landing_mid(st->top), bm)), t = run > 0.0f ? v2_dot(v2_sub(p, bm), up) / run : 0.0f;
     t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
     *elevation = fl->elevation + t * (sc->floors[st->to].elevation - fl->elevation);
     break;

@@ -207,13 +207,6 @@ int thr_measure_unpack(thr_measure *m, thr_sim *s, thr_blob *b, char *err, size_
 
 /* ---- lines that can be walked round (throng check) ---------------------------- */
 
-static double segment_distance(thr_vec2 p, thr_vec2 a, thr_vec2 b) {
-  double abx = (double)b.x - a.x, aby = (double)b.y - a.y, len2 = abx * abx + aby * aby;
-  double t = len2 > 0.0 ? (((double)p.x - a.x) * abx + ((double)p.y - a.y) * aby) / len2 : 0.0;
-  t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
-  return hypot(a.x + t * abx - p.x, a.y + t * aby - p.y);
-}
-
 /* Can an agent stand at p: inside the walkable area (or the world) and in
  * no closed obstacle? */
 static int open_ground(const thr_scenario *sc, thr_vec2 p) {
@@ -240,7 +233,7 @@ void thr_measure_line_gaps(const thr_scenario *sc, int k, double gap[2]) {
       int v0 = sc->obs_vfirst[o], v1 = sc->obs_vfirst[o + 1], n = v1 - v0;
       int segs = sc->obs_closed[o] ? n : n - 1;
       for (int s = 0; s < segs; ++s) {
-        double d = segment_distance(end[e], sc->verts[v0 + s], sc->verts[v0 + (s + 1) % n]);
+        double d = thr_point_segment_distance(end[e], sc->verts[v0 + s], sc->verts[v0 + (s + 1) % n]);
         if (d < best) best = d;
       }
     }

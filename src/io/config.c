@@ -1604,10 +1604,8 @@ static double nearest_edge(const thr_polyset *ps, thr_vec2 p, thr_vec2 *e0, thr_
     const thr_vec2 *v = thr_ring_verts(ps, r);
     int n = thr_ring_len(ps, r);
     for (int k = 0; k < n; ++k) {
-      thr_vec2 a = v[k], b = v[(k + 1) % n], ab = v2_sub(b, a);
-      double len2 = (double)v2_len2(ab), t = len2 > 0.0 ? (double)v2_dot(v2_sub(p, a), ab) / len2 : 0.0;
-      t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
-      double d = hypot((double)a.x + t * ab.x - p.x, (double)a.y + t * ab.y - p.y);
+      thr_vec2 a = v[k], b = v[(k + 1) % n];
+      double d = thr_point_segment_distance(p, a, b);
       if (d < best) best = d, *e0 = a, *e1 = b;
     }
   }

@@ -41,14 +41,12 @@ def mirror(r):
 def floor_ring(top):
     """A storey: office, both cores' landings, and (below the top storey) each core's flight A."""
     y0, y1 = CORE_Y
-    west = [(6, 0), (36, 0)]  # placeholder to build the outline counter-clockwise below
     if top:
         ring = [(6, 0), (36, 0), (36, y0), (37.5, y0), (37.5, y1), (36, y1), (36, 20), (6, 20), (6, y1),
                 (4.5, y1), (4.5, y0), (6, y0)]
     else:
         ring = [(6, 0), (36, 0), (36, y0), (41, y0), (41, y0 + 2), (37.5, y0 + 2), (37.5, y1), (36, y1), (36, 20),
                 (6, 20), (6, y1), (4.5, y1), (4.5, y0 + 2), (1, y0 + 2), (1, y0), (6, y0)]
-    del west
     return ring
 
 
@@ -59,7 +57,7 @@ def landing_rings():
     return [west, mirror(west)]
 
 
-def flights(k, last):
+def flights(k):
     """The stairs of storey k: flight A up to half landing k, flight B up to storey k + 1."""
     y0, y1 = CORE_Y
     out = []
@@ -96,7 +94,7 @@ def tower(storeys, per_floor, name, description):
                      % (k, g(k * STOREY + STOREY / 2), *[ring_wkt(r) for r in landing_rings()]))
     L += ["", "stairs:"]
     for k in range(storeys - 1):
-        for nm, lo, hi, poly, bottom, top in flights(k, k == storeys - 2):
+        for nm, lo, hi, poly, bottom, top in flights(k):
             L.append("  - {name: %s, from: %s, to: %s, polygon: %s," % (nm, lo, hi, pts(poly)))
             L.append("     bottom: %s, top: %s}" % (pts(bottom), pts(top)))
     y1 = CORE_Y[1]
