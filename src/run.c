@@ -138,10 +138,12 @@ static int agree(run_ctx *r, int rc) {
   return rc;
 }
 
-/* Gather every agent on rank 0 and hand them to write (rank 0). */
-static int gather_and(run_ctx *r, int (*write)(run_ctx *r, const thr_agents *all, long step), long step) {
+/* Gather every agent on rank 0 (with_leavers: and those that left since
+ * the last frame, where they left) and hand them to write (rank 0). */
+static int gather_and(run_ctx *r, int with_leavers, int (*write)(run_ctx *r, const thr_agents *all, long step),
+                      long step) {
   thr_agents all;
-  int rc = thr_sim_gather(r->s, &all);
+  int rc = thr_sim_gather(r->s, with_leavers, &all);
   if (rc && r->s->rank == 0) snprintf(r->err, r->errlen, "out of memory gathering %ld agents", r->s->n_global);
   if (r->s->rank == 0 && !rc) rc = write(r, &all, step);
   if (r->s->rank == 0) thr_agents_free(&all);
@@ -177,19 +179,48 @@ static int write_evac_row(run_ctx *r) {
   return agree(r, rc);
 }
 
-/* A frame of trajectory.h5: every rank hands its own agents. Collective. */
+/* A frame of trajectory.h5: every rank hands its own agents, and those that
+ * left in the last two frame intervals where they left (docs/output.md,
+ * "Agents that leave"). The last step off the trajectory_every clock
+ * (/final, which PedPy does not read) keeps its leavers due for the frames
+ * after the run (write_leavers_frames). Collective. */
 static int write_frame_h5(run_ctx *r) {
   double t0 = MPI_Wtime();
+  thr_sim *s = r->s;
   thr_agents mine;
   thr_agents_init(&mine);
-  int rc = r->s->be->ops->get_agents(r->s->be, &mine);
+  int rc = s->be->ops->get_agents(s->be, &mine);
+  if (!rc && s->evac) rc = thr_evac_leavers(s->evac, &mine);
   if (rc) snprintf(r->err, r->errlen, "out of memory copying %zu agents for a trajectory frame", mine.n_owned);
-  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, r->s->comm);
-  if (!rc) rc = thr_trajectory_frame(r->traj, r->s->step, &mine, r->err, r->errlen);
+  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, s->comm);
+  if (!rc) rc = thr_trajectory_frame(r->traj, s->step, &mine, r->err, r->errlen);
+  if (s->evac && s->step % r->o->trajectory_every == 0) thr_evac_leavers_done(s->evac);
   thr_agents_free(&mine);
   r->traj_seconds += MPI_Wtime() - t0;
   r->traj_frames++;
   return rc;
+}
+
+/* After the last step: the leavers still due (those of the last steps,
+ * shown twice) in frames of their own, numbered as the next frames would
+ * be, so that PedPy sees every agent cross a line at an exit. Collective. */
+static int write_leavers_frames(run_ctx *r) {
+  thr_sim *s = r->s;
+  long every = r->o->trajectory_every, step = (s->step / every + 1) * every;
+  for (int rc = 0;; step += every) {
+    unsigned long due = s->evac ? (unsigned long)thr_evac_leavers_due(s->evac) : 0ul;
+    MPI_Allreduce(MPI_IN_PLACE, &due, 1, MPI_UNSIGNED_LONG, MPI_SUM, s->comm);
+    if (!due) return 0;
+    thr_agents left;
+    thr_agents_init(&left);
+    rc = thr_evac_leavers(s->evac, &left);
+    if (rc) snprintf(r->err, r->errlen, "out of memory copying the agents that left for a trajectory frame");
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, s->comm);
+    if (!rc) rc = thr_trajectory_frame(r->traj, step, &left, r->err, r->errlen);
+    thr_evac_leavers_done(s->evac);
+    thr_agents_free(&left);
+    if (rc) return rc;
+  }
 }
 
 /* The fields Catalyst shows (insitu.h's agents channel). */
@@ -281,7 +312,7 @@ static int write_outputs(run_ctx *r, int metrics, int frame, int insitu) {
     if (s->forms && write_formation_rows(r)) return -1;
   }
   if (r->evac_out && due(s->step, s->world.map_nx > 0 ? r->o->map_every : 0)) thr_measure_map_sample(r->measure, s);
-  if (frame && (r->traj ? write_frame_h5(r) : gather_and(r, write_frame, s->step))) return -1;
+  if (frame && (r->traj ? write_frame_h5(r) : gather_and(r, 1, write_frame, s->step))) return -1;
   return insitu ? insitu_execute(r) : 0;
 }
 
@@ -573,6 +604,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     thr_insitu_close(r.insitu);
     return write_run_json(&r, sc, 0, 0.0, 0.0, THR_RUN_FAILED, 1); /* run.json said "running" */
   }
+  if (frames && s->evac) thr_evac_keep_leavers(s->evac, 1);
   r.evac_out = out && thr_evac_output_wanted(sc);
   rc = r.evac_out ? evac_outputs_open(&r, sc) : 0;
   /* a restarted run goes on counting where its checkpoint stopped */
@@ -646,9 +678,10 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
                signal_name(r.stop_signal), s->step, r.checkpoint, r.checkpoint);
     }
   }
-  if (!code && o->final_state && gather_and(&r, write_final, s->step)) state = THR_RUN_FAILED, code = 1;
+  if (!code && o->final_state && gather_and(&r, 0, write_final, s->step)) state = THR_RUN_FAILED, code = 1;
   thr_insitu_close(r.insitu);
   thr_insitu_buffers_free(&r.insitu_buf);
+  if (r.traj && !code && state == THR_RUN_COMPLETE && write_leavers_frames(&r)) state = THR_RUN_FAILED, code = 1;
   if (r.traj) {
     char terr[1200];
     int trc = thr_trajectory_close(r.traj, code == 1 ? terr : err, code == 1 ? sizeof terr : errlen);

@@ -56,6 +56,9 @@ struct thr_evac {
   long added;
   int id_limit_said;
   int keep_records; /* exit records wanted (thr_evac_keep_records) */
+  int keep_leavers;  /* leaving states wanted (thr_evac_keep_leavers) */
+  thr_agents leavers; /* this rank's agents that left since the last frame */
+  thr_agents shown;   /* ... and those that left before it, shown once */
 };
 
 /* Grow *p (capacity *cap items of elem bytes) to hold n; -1 out of memory. */
@@ -335,6 +338,37 @@ static long spawns_due(const thr_source_def *q, double t);
 
 void thr_evac_keep_records(thr_evac *e, int on) { e->keep_records = on; }
 
+void thr_evac_keep_leavers(thr_evac *e, int on) { e->keep_leavers = on; }
+
+static void record_leavers(thr_evac *e, const thr_evac_collect *c) {
+  if (!e->keep_leavers) return;
+  for (size_t k = 0; k < c->n_exited; ++k)
+    if (thr_agents_push(&e->leavers, &c->exited[k])) fatal(e, "leaving agents");
+}
+
+static int append_agents(const thr_agents *from, thr_agents *into) {
+  thr_agent_rec r;
+  for (size_t i = 0; i < from->n; ++i) {
+    thr_agent_load(from, i, &r);
+    if (thr_agents_push(into, &r)) return -1;
+  }
+  into->n_owned = into->n;
+  return 0;
+}
+
+int thr_evac_leavers(const thr_evac *e, thr_agents *into) {
+  return append_agents(&e->leavers, into) || append_agents(&e->shown, into) ? -1 : 0;
+}
+
+void thr_evac_leavers_done(thr_evac *e) {
+  thr_agents t = e->shown;
+  e->shown = e->leavers;
+  e->leavers = t;
+  e->leavers.n = e->leavers.n_owned = 0;
+}
+
+size_t thr_evac_leavers_due(const thr_evac *e) { return e->leavers.n + e->shown.n; }
+
 int thr_evac_sources_done(const thr_evac *e, double t) {
   if (e->n_pending) return 0;
   for (int q = 0; q < e->sc->n_sources; ++q) {
@@ -494,6 +528,7 @@ long thr_evac_after_step(thr_evac *e, thr_backend *b, struct thr_decomp *dc, dou
   thr_evac_collect c;
   if (b->ops->evac_collect(b, &c)) thr_backend_fail(b, "evac_collect: %s", b->error);
   record_exits(e, &c, t);
+  record_leavers(e, &c);
   uint32_t *removed = malloc((c.n_exited + 1) * sizeof *removed);
   if (!removed) fatal(e, "exit records");
   for (size_t k = 0; k < c.n_exited; ++k) removed[k] = c.exited[k].id;
@@ -533,6 +568,8 @@ int thr_evac_create(thr_evac **out, const thr_scenario *sc, const thr_world *w, 
   thr_evac *e = calloc(1, sizeof *e);
   *out = e;
   if (!e) goto oom;
+  thr_agents_init(&e->leavers);
+  thr_agents_init(&e->shown);
   e->comm = comm;
   MPI_Comm_rank(comm, &e->rank);
   MPI_Comm_size(comm, &e->nranks);
@@ -826,5 +863,7 @@ void thr_evac_free(thr_evac *e) {
   void *bufs[] = {e->st, e->rr, e->as, e->mine, e->all, e->counts, e->displs, e->recs, e->gathered, e->produced,
                   e->pending};
   for (size_t k = 0; k < sizeof bufs / sizeof bufs[0]; ++k) free(bufs[k]);
+  thr_agents_free(&e->leavers);
+  thr_agents_free(&e->shown);
   free(e);
 }

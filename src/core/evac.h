@@ -43,6 +43,21 @@ long thr_evac_after_step(thr_evac *e, thr_backend *b, struct thr_decomp *dc, dou
  * default: nothing reads them without an output directory). */
 void thr_evac_keep_records(thr_evac *e, int on);
 
+/* Keep, per rank, the state of each agent as it left (its place at the end
+ * of the step it reached an exit in) for the trajectory, which shows it
+ * there in the two frames after it left: a line at an exit then sees it
+ * cross even in PedPy, which ignores the movement into an agent's last
+ * frame (docs/output.md, "Agents that leave"). Off by default. */
+void thr_evac_keep_leavers(thr_evac *e, int on);
+/* Append this rank's leavers that are due in a frame (those that left since
+ * the last thr_evac_leavers_done, then those shown once before) to `into`
+ * as owned agents. 0, or -1 out of memory. */
+int thr_evac_leavers(const thr_evac *e, thr_agents *into);
+/* After a frame: the new leavers have been shown once, the others twice. */
+void thr_evac_leavers_done(thr_evac *e);
+/* Leavers still due in a frame on this rank. */
+size_t thr_evac_leavers_due(const thr_evac *e);
+
 /* The records of agents that left since the last call, from every rank, on
  * rank 0 (sorted by time, then id; n = 0 elsewhere); valid until the next
  * call. Collective. */

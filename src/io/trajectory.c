@@ -445,6 +445,8 @@ static int write_xdmf(thr_trajectory *t, char *err, size_t errlen) {
              "    <Grid Name=\"agents\" GridType=\"Collection\" CollectionType=\"Temporal\">\n");
   for (size_t k = 0; k < t->n_frames; ++k) {
     if (!t->frames[k].rows) continue; /* an empty frame has no points to show */
+    /* the leavers' frame after /final: /final shows them at its own time */
+    if (t->has_final && t->frames[k].step > t->final_row.step) continue;
     snprintf(name, sizeof name, "frame %u", t->frames[k].frame);
     xdmf_grid(f, name, &t->frames[k], total, "");
   }

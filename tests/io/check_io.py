@@ -23,6 +23,9 @@ it cannot run: no h5py/numpy, no mpiexec, PedPy not installable):
   pedpy              PedPy 1.5 (pip, into the venv --venv, made once) loads trajectory.h5 and its
                      walkable area unchanged; compute_classic_density in a measurement square equals
                      agents-in-square / area counted from the raw rows, for every frame
+  pedpy_exit_line    tests/data/io/exit_line.yaml (2 ranks when mpiexec is given): PedPy's N-t at the
+                     measurement line 1 m before the exit counts every agent, as many as lines.csv (50);
+                     without the trajectory's leaving rows (state bit 2) it would count fewer
   restart_equal      --scenario S --from P --to Q --steps N --every E --restart-step K: a 1-rank run
                      to step N with --final-state; a run on P ranks with output.checkpoint_every=E
                      (its own final state equal too); the checkpoint of step K restarted on Q ranks to
@@ -142,6 +145,11 @@ def csv_frames(out):
     return frames
 
 
+def st_of(f, r):
+    """/state of the rows of /frames row r."""
+    return f["state"][int(r["first_row"]):int(r["first_row"] + r["rows"])]
+
+
 def trajectory_layout():
     need_h5()
     import h5py
@@ -192,7 +200,11 @@ def trajectory_layout():
     fr = f["frames"][:]
     n = len(rows)
     nf = last // every + 1
-    check(len(fr) == nf, "/frames has %d rows (steps 0..%d every %d; got %d)" % (nf, last, every, len(fr)))
+    # after the run, the leavers still due in frames of their own (one or two), numbered as the next frames
+    trail = len(fr) - nf
+    check(trail in (1, 2) and all(r["step"] > last and not (st_of(f, r) & 2 == 0).any() for r in fr[nf:]),
+          "/frames has %d rows (steps 0..%d every %d) and %d frame(s) after of leaving rows only (got %d)"
+          % (nf, last, every, trail, len(fr)))
     check(list(fr["frame"]) == list(range(len(fr))), "/frames frame = 0, 1, ...")
     check(list(fr["step"]) == [k * every for k in range(len(fr))], "/frames step = frame * every")
     check(np.allclose(fr["time"], fr["step"] * dt, rtol=1e-6, atol=1e-9), "/frames time = step * dt")
@@ -222,6 +234,8 @@ def trajectory_layout():
         c = sorted(cf.get(step, []), key=lambda d: int(d["id"]))
         if not (sl["frame"] == k).all():
             bad.append("frame %d: rows of another frame" % k)
+        if k >= nf:
+            continue  # the leavers' frames after the run (checked above)
         if step not in cf and b > a:
             bad.append("frame %d: the CSV run has no frame of step %d" % (k, step))
         if len(c) != b - a:
@@ -254,9 +268,25 @@ def trajectory_layout():
             bad.append("frame %d: group differs from the CSV's" % k)
     check(not bad, "every frame: rows = the CSV run's agents, ids unique and the CSV's, x,y inside the world, "
           "x,y,vx,vy,group = the CSV's at float precision" + ("" if not bad else " -- " + "; ".join(bad[:6])))
-    check(len([s for s in cf if cf[s]]) == len(fr) - empty,
-          "the CSV run has as many non-empty frames (%d) as /frames (%d)"
-          % (len([s for s in cf if cf[s]]), len(fr) - empty))
+    # an agent that left is in the two frames after it left, where it left (state bit 2), then never
+    with open(os.path.join(h5out, "evacuated.csv"), newline="") as fh:
+        gone = sorted(int(d["id"]) for d in csv.DictReader(fh))
+    by_id = {}
+    for k, i in enumerate(rows["id"].tolist()):
+        by_id.setdefault(i, []).append(k)
+    bad = []
+    for i in gone:
+        ks = by_id.get(i, [])
+        lv = [k for k in ks if st[k] & 2]
+        if len(lv) != 2 or lv != ks[-2:] or rows["frame"][lv[1]] != rows["frame"][lv[0]] + 1 \
+                or (rows["x"][lv[0]], rows["y"][lv[0]]) != (rows["x"][lv[1]], rows["y"][lv[1]]):
+            bad.append(i)
+    check(len(gone) == 30 and not bad and int((st & 2 > 0).sum()) == 2 * len(gone),
+          "each of the %d agents of evacuated.csv has two leaving rows (state bit 2), its last, in consecutive "
+          "frames at one place%s" % (len(gone), "" if not bad else " (not agents %s)" % bad[:8]))
+    on_clock = len([s_ for s_ in cf if cf[s_] and s_ % every == 0])
+    check(on_clock == nf - empty, "the CSV run has as many non-empty frames on the clock (%d) as /frames up to "
+          "step %d (%d)" % (on_clock, last, nf - empty))
     # the XDMF sidecar
     try:
         x = ET.parse(os.path.join(h5out, "trajectory.xdmf")).getroot()
@@ -265,8 +295,8 @@ def trajectory_layout():
         return
     check(x.tag == "Xdmf", "trajectory.xdmf parses, root <Xdmf>")
     coll = x.find("Domain/Grid")
-    grids = coll.findall("Grid") if coll is not None else []
-    nonempty = [r for r in fr if r["rows"] > 0]
+    grids = [g for g in coll.findall("Grid") if g.get("Name", "").startswith("frame ")] if coll is not None else []
+    nonempty = [r for r in fr[:nf] if r["rows"] > 0]  # the leavers' frames after /final are not shown
     check(coll is not None and coll.get("CollectionType") == "Temporal" and len(grids) == len(nonempty),
           "one Grid per non-empty frame in a temporal collection (%d grids, %d frames)" % (len(grids), len(nonempty)))
     bad = []
@@ -322,8 +352,12 @@ def final_frame():
         check("final" not in f, "a run that ends on a multiple of trajectory_every has no /final")
     f = h5py.File(os.path.join(outs[("hdf5", steps)], "trajectory.h5"), "r")
     fr, rows = f["frames"][:], f["trajectory"][:]
-    check(list(fr["step"]) == list(range(0, 101, every)) and list(fr["frame"]) == list(range(11)),
-          "/frames: steps 0..100 every %d, frames 0..10 (%s)" % (every, list(fr["step"])))
+    after = [r for r in fr if r["step"] > steps]  # the last leavers, in frames of their own
+    check(list(fr["step"]) == list(range(0, 101 + every * len(after), every))
+          and list(fr["frame"]) == list(range(11 + len(after))) and len(after) <= 2
+          and all((st_of(f, r) & 2).all() for r in after),
+          "/frames: steps 0..100 every %d, frames 0..10, then %d frame(s) of leaving rows only (%s)"
+          % (every, len(after), list(fr["step"])))
     pairs = set(zip(rows["frame"].tolist(), rows["id"].tolist()))
     check(len(pairs) == len(rows), "/trajectory: no (frame, id) twice (%d rows, %d pairs)" % (len(rows), len(pairs)))
     check("final" in f, "/final exists")
@@ -438,6 +472,45 @@ def pedpy_case():
     check(abs(first - 24 / r["ma_area"]) < 1e-9 and abs(peak - first) < 1e-9 and end < first / 4,
           "plausible: the 24 agents placed in the square at frame 0 (%.3f /m^2), the peak; at the last frame "
           "%.3f /m^2, the room emptying" % (first, end))
+
+
+PEDPY_LINE_CHECK = r"""
+import json, sys, pathlib
+import numpy as np, h5py, pedpy
+traj_file, x0, y0, x1, y1 = pathlib.Path(sys.argv[1]), *map(float, sys.argv[2:6])
+traj = pedpy.load_trajectory_from_ped_data_archive_hdf5(trajectory_file=traj_file)
+line = pedpy.MeasurementLine([(x0, y0), (x1, y1)])
+nt, _ = pedpy.compute_n_t(traj_data=traj, measurement_line=line)
+with h5py.File(traj_file, "r") as f:
+    keep = (f["state"][:] & 2) == 0
+data = traj.data[keep].reset_index(drop=True)
+bare = pedpy.TrajectoryData(data=data, frame_rate=traj.frame_rate)
+nt_bare, _ = pedpy.compute_n_t(traj_data=bare, measurement_line=line)
+print(json.dumps({"n": int(nt["cumulative_pedestrians"].max()), "bare": int(nt_bare["cumulative_pedestrians"].max()),
+                  "ids": int(traj.data["id"].nunique())}))
+"""
+
+
+def pedpy_exit_line():
+    vpy = pedpy_venv()
+    out = path("exit_line")
+    p = throng(["run", os.path.join(DATA, "io", "exit_line.yaml"), "--out", out], ranks=2 if A.mpiexec else 1)
+    if not check(p.returncode == 0, "the run exits 0"):
+        return
+    with open(os.path.join(out, "lines.csv"), newline="") as fh:
+        counted = max(int(d["crossings"]) for d in csv.DictReader(fh) if d["line"] == "at_exit")
+    script = path("pedpy_line.py")
+    with open(script, "w") as f:
+        f.write(PEDPY_LINE_CHECK)
+    q = subprocess.run([vpy, script, os.path.join(out, "trajectory.h5"), "11", "0", "11", "3"], capture_output=True,
+                       text=True)
+    if not check(q.returncode == 0, "PedPy computes N-t at the line%s"
+                 % ("" if not q.returncode else ": " + q.stderr.strip()[-1500:])):
+        return
+    r = json.loads(q.stdout)
+    check(counted == 50 and r["n"] == counted, "PedPy's N-t at the line 1 m before the exit = lines.csv's crossings "
+          "= the 50 agents (PedPy %d, lines.csv %d)" % (r["n"], counted))
+    check(r["bare"] < r["n"], "the test can fail: without the leaving rows PedPy counts %d" % r["bare"])
 
 
 # ---- restart_equal ----------------------------------------------------------
@@ -758,7 +831,7 @@ def no_hdf5():
               "%s: exit 2, \"built without HDF5\", nothing written" % what)
 
 
-CASES = {"trajectory_layout": trajectory_layout, "final_frame": final_frame, "pedpy": pedpy_case,
+CASES = {"trajectory_layout": trajectory_layout, "final_frame": final_frame, "pedpy": pedpy_case, "pedpy_exit_line": pedpy_exit_line,
          "restart_equal": restart_equal, "signal": signal_case, "signal_startup": signal_startup, "bad_checkpoints": bad_checkpoints, "full_disk": full_disk,
          "full_disk_trajectory": full_disk_trajectory, "compression": compression, "no_hdf5": no_hdf5}
 

@@ -42,6 +42,10 @@ throng_io_test(final_frame 2 final_frame)
 # PedPy reads the file unchanged; the classic density is agents / area.
 throng_io_test(pedpy 2 pedpy --venv ${CMAKE_BINARY_DIR}/venv-io)
 set_tests_properties(io.pedpy PROPERTIES TIMEOUT 900)
+# PedPy counts a line at an exit as lines.csv does: every agent is in one
+# more frame, where it left (docs/output.md).
+throng_io_test(pedpy_exit_line 2 pedpy_exit_line --venv ${CMAKE_BINARY_DIR}/venv-io)
+set_tests_properties(io.pedpy_exit_line PROPERTIES TIMEOUT 900)
 # Restarts on another rank count give the uninterrupted run's final state,
 # byte for byte: the pedestrian preset 1 -> 3 ranks; an evacuation with two
 # exits, a ticket queue, a journey with round-robin transitions and a
