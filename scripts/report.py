@@ -266,16 +266,24 @@ def unfold(x, z, np):
     return x + shift[k]
 
 
+def h5_present(f, first, rows):
+    """The rows of a trajectory.h5 frame that are agents present: not the
+    leaving rows (state bit 2) that show where agents left (docs/output.md)."""
+    return (f["state"][first:first + rows] & 2) == 0 if "state" in f else slice(None)
+
+
 def read_frame(path, np):
-    """(x, y, speed, radius) arrays of one trajectory file or trajectory.h5 frame
-    (a building's points in the report's unfolded plan, `unfold`)."""
+    """(x, y, speed, radius) arrays of the agents present in one trajectory file
+    or trajectory.h5 frame (a building's points in the report's unfolded plan,
+    `unfold`)."""
     if isinstance(path, tuple):
         import h5py
         name, first, rows = path
         with h5py.File(name, "r") as f:
-            p = f["points"][first:first + rows].astype(float)
-            v = f["velocity"][first:first + rows].astype(float)
-            r = f["radius"][first:first + rows].astype(float)
+            keep = h5_present(f, first, rows)
+            p = f["points"][first:first + rows][keep].astype(float)
+            v = f["velocity"][first:first + rows][keep].astype(float)
+            r = f["radius"][first:first + rows][keep].astype(float)
         return unfold(p[:, 0], p[:, 2], np), p[:, 1], np.hypot(v[:, 0], v[:, 1]), r
     with open(path, encoding="utf-8") as f:
         header = [h.strip() for h in f.readline().strip().split(",")]
@@ -308,7 +316,7 @@ def read_groups(path, np):
         with h5py.File(name, "r") as f:
             if "group" not in f:
                 return None
-            return f["group"][first:first + rows].astype(int)
+            return f["group"][first:first + rows][h5_present(f, first, rows)].astype(int)
     with open(path, encoding="utf-8") as f:
         header = [h.strip() for h in f.readline().strip().split(",")]
         has_rows = any(line.strip() for line in f)

@@ -138,12 +138,10 @@ static int agree(run_ctx *r, int rc) {
   return rc;
 }
 
-/* Gather every agent on rank 0 (with_leavers: and those that left since
- * the last frame, where they left) and hand them to write (rank 0). */
-static int gather_and(run_ctx *r, int with_leavers, int (*write)(run_ctx *r, const thr_agents *all, long step),
-                      long step) {
+/* Gather every agent on rank 0 and hand them to write (rank 0). */
+static int gather_and(run_ctx *r, int (*write)(run_ctx *r, const thr_agents *all, long step), long step) {
   thr_agents all;
-  int rc = thr_sim_gather(r->s, with_leavers, &all);
+  int rc = thr_sim_gather(r->s, &all);
   if (rc && r->s->rank == 0) snprintf(r->err, r->errlen, "out of memory gathering %ld agents", r->s->n_global);
   if (r->s->rank == 0 && !rc) rc = write(r, &all, step);
   if (r->s->rank == 0) thr_agents_free(&all);
@@ -312,7 +310,7 @@ static int write_outputs(run_ctx *r, int metrics, int frame, int insitu) {
     if (s->forms && write_formation_rows(r)) return -1;
   }
   if (r->evac_out && due(s->step, s->world.map_nx > 0 ? r->o->map_every : 0)) thr_measure_map_sample(r->measure, s);
-  if (frame && (r->traj ? write_frame_h5(r) : gather_and(r, 1, write_frame, s->step))) return -1;
+  if (frame && (r->traj ? write_frame_h5(r) : gather_and(r, write_frame, s->step))) return -1;
   return insitu ? insitu_execute(r) : 0;
 }
 
@@ -604,7 +602,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     thr_insitu_close(r.insitu);
     return write_run_json(&r, sc, 0, 0.0, 0.0, THR_RUN_FAILED, 1); /* run.json said "running" */
   }
-  if (frames && s->evac) thr_evac_keep_leavers(s->evac, 1);
+  if (frames && o->trajectory_hdf5 && s->evac) thr_evac_keep_leavers(s->evac, 1);
   r.evac_out = out && thr_evac_output_wanted(sc);
   rc = r.evac_out ? evac_outputs_open(&r, sc) : 0;
   /* a restarted run goes on counting where its checkpoint stopped */
@@ -678,7 +676,7 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
                signal_name(r.stop_signal), s->step, r.checkpoint, r.checkpoint);
     }
   }
-  if (!code && o->final_state && gather_and(&r, 0, write_final, s->step)) state = THR_RUN_FAILED, code = 1;
+  if (!code && o->final_state && gather_and(&r, write_final, s->step)) state = THR_RUN_FAILED, code = 1;
   thr_insitu_close(r.insitu);
   thr_insitu_buffers_free(&r.insitu_buf);
   if (r.traj && !code && state == THR_RUN_COMPLETE && write_leavers_frames(&r)) state = THR_RUN_FAILED, code = 1;

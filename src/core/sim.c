@@ -328,14 +328,10 @@ static int cmp_by_id(const void *a, const void *b) {
   return x < y ? -1 : (x > y);
 }
 
-int thr_sim_gather(thr_sim *s, int with_leavers, thr_agents *all) {
+int thr_sim_gather(thr_sim *s, thr_agents *all) {
   thr_agents mine;
   thr_agents_init(&mine);
   int rc = s->be->ops->get_agents(s->be, &mine);
-  if (!rc && with_leavers && s->evac) {
-    rc = thr_evac_leavers(s->evac, &mine);
-    thr_evac_leavers_done(s->evac);
-  }
   int n = (int)mine.n_owned;
   int *counts = NULL, *displs = NULL, total = 0;
   if (s->rank == 0) {

@@ -105,10 +105,8 @@ void thr_sim_measure(thr_sim *s, thr_metrics *m);
  * and how many hold no formation now. Collective. */
 void thr_sim_measure_formations(thr_sim *s, int64_t *sq_q, int64_t *broken);
 
-/* All agents sorted by id on rank 0 (other ranks get n = 0); with_leavers:
- * and the agents that left, as they left, due in this frame
- * (thr_evac_leavers; a trajectory frame). Collective. */
-int thr_sim_gather(thr_sim *s, int with_leavers, thr_agents *all);
+/* All agents sorted by id on rank 0 (other ranks get n = 0). Collective. */
+int thr_sim_gather(thr_sim *s, thr_agents *all);
 
 /* The default backend name for this build and machine. */
 const char *thr_default_backend(void);

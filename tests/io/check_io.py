@@ -229,21 +229,22 @@ def trajectory_layout():
     bad = []
     for k, r in enumerate(fr):
         a, b = int(r["first_row"]), int(r["first_row"] + r["rows"])
-        sl = rows[a:b]
-        step = int(r["step"])
-        c = sorted(cf.get(step, []), key=lambda d: int(d["id"]))
-        if not (sl["frame"] == k).all():
+        if not (rows[a:b]["frame"] == k).all():
             bad.append("frame %d: rows of another frame" % k)
         if k >= nf:
             continue  # the leavers' frames after the run (checked above)
-        if step not in cf and b > a:
+        ix = a + np.nonzero((st[a:b] & 2) == 0)[0]  # the agents present (the CSV has no leaving rows)
+        sl = rows[ix]
+        step = int(r["step"])
+        c = sorted(cf.get(step, []), key=lambda d: int(d["id"]))
+        if step not in cf and len(ix):
             bad.append("frame %d: the CSV run has no frame of step %d" % (k, step))
-        if len(c) != b - a:
-            bad.append("frame %d: %d rows, the CSV run %d agents" % (k, b - a, len(c)))
+        if len(c) != len(ix):
+            bad.append("frame %d: %d rows present, the CSV run %d agents" % (k, len(ix), len(c)))
             continue
-        if b == a:
+        if not len(ix):
             continue
-        if len(set(sl["id"].tolist())) != b - a:
+        if len(set(sl["id"].tolist())) != len(ix):
             bad.append("frame %d: ids not unique" % k)
         if (sl["x"] < lo[0]).any() or (sl["x"] > hi[0]).any() or (sl["y"] < lo[1]).any() or (sl["y"] > hi[1]).any():
             bad.append("frame %d: a position outside the world" % k)
@@ -257,16 +258,16 @@ def trajectory_layout():
         cx = np.array([[float(d["x"]), float(d["y"]), float(d["vx"]), float(d["vy"])] for d in c], dtype=np.float64)
         cg = np.array([int(d["group"]) for d in c])
         x32 = np.stack([sl["x"][order], sl["y"][order]], axis=1).astype(np.float32).astype(np.float64)
-        v32 = vel[a:b][order][:, :2].astype(np.float64)
+        v32 = vel[ix][order][:, :2].astype(np.float64)
         if not np.allclose(x32, cx[:, :2], rtol=2e-7, atol=1e-7):
             bad.append("frame %d: x,y differ from the CSV's (max %g)" % (k, np.abs(x32 - cx[:, :2]).max()))
         if not np.allclose(v32, cx[:, 2:], rtol=2e-7, atol=1e-7):
             bad.append("frame %d: velocity differs from the CSV's (max %g)" % (k, np.abs(v32 - cx[:, 2:]).max()))
         if (vel[a:b][:, 2] != 0).any():
             bad.append("frame %d: velocity z != 0" % k)
-        if not np.array_equal(grp[a:b][order], cg):
+        if not np.array_equal(grp[ix][order], cg):
             bad.append("frame %d: group differs from the CSV's" % k)
-    check(not bad, "every frame: rows = the CSV run's agents, ids unique and the CSV's, x,y inside the world, "
+    check(not bad, "every frame: rows without state bit 2 = the CSV run's agents, ids unique and the CSV's, x,y inside the world, "
           "x,y,vx,vy,group = the CSV's at float precision" + ("" if not bad else " -- " + "; ".join(bad[:6])))
     # an agent that left is in the two frames after it left, where it left (state bit 2), then never
     with open(os.path.join(h5out, "evacuated.csv"), newline="") as fh:
@@ -285,8 +286,9 @@ def trajectory_layout():
           "each of the %d agents of evacuated.csv has two leaving rows (state bit 2), its last, in consecutive "
           "frames at one place%s" % (len(gone), "" if not bad else " (not agents %s)" % bad[:8]))
     on_clock = len([s_ for s_ in cf if cf[s_] and s_ % every == 0])
-    check(on_clock == nf - empty, "the CSV run has as many non-empty frames on the clock (%d) as /frames up to "
-          "step %d (%d)" % (on_clock, last, nf - empty))
+    with_present = sum(1 for r in fr[:nf] if (st_of(f, r) & 2 == 0).any())
+    check(on_clock == with_present, "the CSV run has as many non-empty frames on the clock (%d) as /frames up to "
+          "step %d has frames with agents present (%d)" % (on_clock, last, with_present))
     # the XDMF sidecar
     try:
         x = ET.parse(os.path.join(h5out, "trajectory.xdmf")).getroot()
@@ -366,7 +368,8 @@ def final_frame():
     g = f["final"]
     check(int(g.attrs.get("step", -1)) == steps and abs(float(g.attrs.get("time", -1)) - steps * dt) < 1e-6,
           "/final step %d, time %.6f s (%s, %s)" % (steps, steps * dt, g.attrs.get("step"), g.attrs.get("time")))
-    ids = g["id"][:]
+    present = (g["state"][:] & 2) == 0  # /final also has the leaving rows due (docs/output.md)
+    ids = g["id"][:][present]
     c = sorted(cf[steps], key=lambda d: int(d["id"]))
     order = np.argsort(ids, kind="stable")
     check(len(ids) > 0 and [int(d["id"]) for d in c] == ids[order].tolist(),
@@ -374,22 +377,22 @@ def final_frame():
     if problems:
         return
     cx = np.array([[float(d[k]) for k in ("x", "y", "vx", "vy", "radius")] for d in c])
-    pts, vel, rad = g["points"][:][order], g["velocity"][:][order], g["radius"][:][order]
+    pts, vel, rad = (g[k][:][present][order] for k in ("points", "velocity", "radius"))
     check(np.allclose(pts[:, :2], cx[:, :2], rtol=2e-7, atol=1e-7) and (pts[:, 2] == 0).all(),
           "/final/points = the CSV's x, y at float precision, z = 0")
     check(np.allclose(vel[:, :2], cx[:, 2:4], rtol=2e-7, atol=1e-7), "/final/velocity = the CSV's vx, vy")
     check(np.allclose(rad, cx[:, 4], rtol=1e-6), "/final/radius = the CSV's radius")
-    check(np.array_equal(g["group"][:][order], np.array([int(d["group"]) for d in c])), "/final/group = the CSV's")
-    check(all(g[k].shape[0] == len(ids) for k in ("points", "velocity", "radius", "group", "state", "stage")),
-          "every /final table has %d rows" % len(ids))
+    check(np.array_equal(g["group"][:][present][order], np.array([int(d["group"]) for d in c])), "/final/group = the CSV's")
+    check(all(g[k].shape[0] == len(present) for k in ("points", "velocity", "radius", "group", "state", "stage")),
+          "every /final table has %d rows" % len(present))
     grids = ET.parse(os.path.join(outs[("hdf5", steps)], "trajectory.xdmf")).getroot().findall("Domain/Grid/Grid")
     last = grids[-1] if grids else None
     srcs = [d.text.strip() for d in last.iter("DataItem") if d.get("Format") == "HDF"] if last is not None else []
     check(last is not None and abs(float(last.find("Time").get("Value")) - steps * dt) < 1e-6
-          and int(last.find("Topology").get("NumberOfElements")) == len(ids)
+          and int(last.find("Topology").get("NumberOfElements")) == len(present)
           and srcs and all(s.startswith("trajectory.h5:/final/") for s in srcs),
-          "trajectory.xdmf ends with a Grid at %.4f s of %d agents over /final (%s)"
-          % (steps * dt, len(ids), srcs[:2]))
+          "trajectory.xdmf ends with a Grid at %.4f s of the %d rows of /final (%s)"
+          % (steps * dt, len(present), srcs[:2]))
 
 
 # ---- pedpy ------------------------------------------------------------------
