@@ -113,6 +113,7 @@ typedef struct run_ctx {
   thr_area_sample *area_row;
   int64_t *line_row;
   long last_row;        /* step of the last row of exits.csv, areas.csv, lines.csv */
+  long sampled_step;    /* a restart's first step: its map sample is in the checkpoint (-1: none) */
   thr_trajectory *traj; /* trajectory.h5, or NULL */
   double traj_seconds;  /* spent writing frames */
   long traj_frames;
@@ -309,7 +310,8 @@ static int write_outputs(run_ctx *r, int metrics, int frame, int insitu) {
     if (r->evac_out && write_evac_row(r)) return -1;
     if (s->forms && write_formation_rows(r)) return -1;
   }
-  if (r->evac_out && due(s->step, s->world.map_nx > 0 ? r->o->map_every : 0)) thr_measure_map_sample(r->measure, s);
+  if (r->evac_out && due(s->step, s->world.map_nx > 0 ? r->o->map_every : 0) && s->step != r->sampled_step)
+    thr_measure_map_sample(r->measure, s);
   if (frame && (r->traj ? write_frame_h5(r) : gather_and(r, write_frame, s->step))) return -1;
   return insitu ? insitu_execute(r) : 0;
 }
@@ -352,6 +354,7 @@ static int evac_outputs_open(run_ctx *r, const thr_scenario *sc) {
   }
   if (s->evac) thr_evac_keep_records(s->evac, 1);
   r->last_row = -1;
+  r->sampled_step = r->o->restart ? s->step : -1;
   return agree(r, rc);
 }
 
@@ -362,25 +365,25 @@ static int evac_outputs_finish(run_ctx *r, const thr_scenario *sc, long steps, d
   if (state != THR_RUN_DIVERGED && r->last_row != s->step && write_evac_row(r)) return -1;
   const thr_world *w = &s->world;
   size_t cells = w->map_nx > 0 ? (size_t)w->map_nx * (size_t)w->map_ny : 0;
-  double *density = NULL, *speed = NULL;
+  double *block = NULL, *maps[THR_N_MAPS] = {NULL};
   int rc = 0;
   if (cells && s->rank == 0) {
-    density = malloc(cells * sizeof *density);
-    speed = malloc(cells * sizeof *speed);
-    if (!density || !speed) {
+    block = malloc(cells * THR_N_MAPS * sizeof *block);
+    if (!block) {
       snprintf(r->err, r->errlen, "out of memory for the maps (%zu cells; raise measurement.maps.cell)", cells);
       rc = -1;
     }
+    for (int k = 0; block && k < THR_N_MAPS; ++k) maps[k] = block + (size_t)k * cells;
   }
   if (agree(r, rc)) {
-    free(density);
-    free(speed);
+    free(block);
     return -1;
   }
-  long samples = cells ? thr_measure_maps(r->measure, s, density, speed) : 0;
+  double sample_seconds = (double)r->o->map_every * (double)s->prm.dt;
+  long samples = cells ? thr_measure_maps(r->measure, s, sample_seconds, maps) : 0;
   if (s->rank == 0) {
-    rc = thr_evac_output_maps(&r->ev, w->map_ox, w->map_oy, w->map_cell, w->map_nx, w->map_ny, density, speed,
-                              samples, r->err, r->errlen);
+    rc = thr_evac_output_maps(&r->ev, w->map_ox, w->map_oy, w->map_cell, w->map_nx, w->map_ny,
+                              (const double *const *)maps, samples, r->err, r->errlen);
     thr_evac_summary sum = {s->n_initial,
                             s->evac ? thr_evac_added(s->evac) : 0,
                             s->n_global,
@@ -392,8 +395,7 @@ static int evac_outputs_finish(run_ctx *r, const thr_scenario *sc, long steps, d
     (void)sc;
     if (!rc) rc = thr_evac_output_summary(&r->ev, &sum, r->err, r->errlen);
   }
-  free(density);
-  free(speed);
+  free(block);
   return agree(r, rc);
 }
 

@@ -211,6 +211,7 @@ typedef struct thr_scenario {
   thr_measure_line *lines;   /* measurement lines */
   float map_cell;            /* measurement.maps.cell [m] */
   int map_every;             /* measurement.maps.every [steps]; 0: no maps */
+  float map_threshold;       /* measurement.maps.threshold [1/m^2]: the time_above map counts from it */
 
   /* buildings (docs/floors.md): floors, stairs, speed zones; without floors
    * n_floors is 0 and the walkable area is the one of `geometry` */

@@ -70,6 +70,7 @@ static int copy_evacuation(thr_world *w, const thr_scenario *sc) {
   }
   if (sc->map_every > 0 && sc->map_cell > 0.0f) {
     w->map_cell = sc->map_cell;
+    w->map_threshold = sc->map_threshold;
     w->map_ox = w->min.x;
     w->map_oy = w->min.y;
     w->map_nx = (int)ceil((double)(w->max.x - w->min.x) / sc->map_cell);

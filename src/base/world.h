@@ -54,7 +54,7 @@ typedef struct thr_world {
   int n_areas;
   int *area_vfirst;
   thr_vec2 *area_verts;
-  float map_ox, map_oy, map_cell;
+  float map_ox, map_oy, map_cell, map_threshold;
   int map_nx, map_ny; /* 0: no maps */
   /* buildings (docs/floors.md): the seams between floors' places (2 per
    * stair), the zones of other walking speeds (stairs, then speed zones) */

@@ -17,6 +17,11 @@ struct thr_measure {
   int64_t *crossed;         /* [n_lines] since the start (this rank's) */
   int64_t *map;             /* map agents, map speeds: [2 n_cells] (this rank's) */
   long map_samples;
+  /* per sample extremes, rank 0 (the other ranks' stay 0): the most agents
+   * in one sample, the samples at or above the threshold, the step of the
+   * last sample with an agent (-1: none) */
+  int64_t *peak, *above, *last; /* [n_cells] each, one block */
+  int64_t *now;                 /* this sample's agents and speeds [2 n_cells] */
 };
 
 static double ring_area(const thr_vec2 *v, int n) {
@@ -42,7 +47,12 @@ int thr_measure_create(thr_measure **out, const thr_sim *s, char *err, size_t er
   m->sample = calloc(2 * (size_t)w->n_areas + (size_t)w->n_lines + 1, sizeof *m->sample);
   m->crossed = calloc((size_t)w->n_lines + 1, sizeof *m->crossed);
   m->map = calloc(2 * cells + 1, sizeof *m->map);
-  if (!m->area_m2 || !m->sample || !m->crossed || !m->map) goto oom;
+  m->peak = calloc(3 * cells + 1, sizeof *m->peak);
+  m->now = calloc(2 * cells + 1, sizeof *m->now);
+  if (!m->area_m2 || !m->sample || !m->crossed || !m->map || !m->peak || !m->now) goto oom;
+  m->above = m->peak + cells;
+  m->last = m->peak + 2 * cells;
+  for (size_t c = 0; c < cells; ++c) m->last[c] = -1;
   for (int k = 0; k < w->n_areas; ++k)
     m->area_m2[k] = ring_area(w->area_verts + w->area_vfirst[k], w->area_vfirst[k + 1] - w->area_vfirst[k]);
   *out = m;
@@ -59,6 +69,8 @@ void thr_measure_free(thr_measure *m) {
   free(m->sample);
   free(m->crossed);
   free(m->map);
+  free(m->peak);
+  free(m->now);
   free(m);
 }
 
@@ -86,30 +98,55 @@ void thr_measure_sample(thr_measure *m, thr_sim *s, thr_area_sample *areas, int6
   s->timers.t[THR_PHASE_METRICS] += MPI_Wtime() - t0;
 }
 
+/* MPI_Reduce (sum, to rank 0) of n int64 in chunks: MPI counts are int. */
+static void reduce_sum(int64_t *v, size_t n, thr_sim *s) {
+  for (size_t at = 0; s->nranks > 1 && at < n; at += 1u << 28) {
+    int len = (int)(n - at < (1u << 28) ? n - at : (1u << 28));
+    MPI_Reduce(s->rank == 0 ? MPI_IN_PLACE : v + at, v + at, len, MPI_INT64_T, MPI_SUM, 0, s->comm);
+  }
+}
+
 void thr_measure_map_sample(thr_measure *m, thr_sim *s) {
   if (!m || !m->n_cells) return;
   double t0 = MPI_Wtime();
-  thr_evac_counts c = {NULL, NULL, m->map, m->map + m->n_cells, NULL};
+  size_t n = m->n_cells;
+  memset(m->now, 0, 2 * n * sizeof *m->now);
+  thr_evac_counts c = {NULL, NULL, m->now, m->now + n, NULL};
   s->be->ops->evac_measure(s->be, &c);
+  for (size_t k = 0; k < 2 * n; ++k) m->map[k] += m->now[k];
   m->map_samples++;
+  /* the extremes need this sample's counts of every rank (integers: the
+   * same on any rank count) */
+  reduce_sum(m->now, n, s);
+  if (s->rank == 0) {
+    double cell2 = (double)s->world.map_cell * (double)s->world.map_cell;
+    double threshold = (double)s->world.map_threshold;
+    for (size_t k = 0; k < n; ++k) {
+      int64_t a = m->now[k];
+      if (!a) continue;
+      if (a > m->peak[k]) m->peak[k] = a;
+      if ((double)a / cell2 >= threshold) m->above[k]++;
+      m->last[k] = s->step;
+    }
+  }
   s->timers.t[THR_PHASE_METRICS] += MPI_Wtime() - t0;
 }
 
-long thr_measure_maps(thr_measure *m, thr_sim *s, double *density, double *speed) {
+long thr_measure_maps(thr_measure *m, thr_sim *s, double sample_seconds, double *const maps[THR_N_MAPS]) {
   if (!m || !m->n_cells || !m->map_samples) return 0;
   size_t n = 2 * m->n_cells;
-  /* in chunks: MPI counts are int */
-  for (size_t at = 0; s->nranks > 1 && at < n; at += 1u << 28) {
-    int len = (int)(n - at < (1u << 28) ? n - at : (1u << 28));
-    MPI_Reduce(s->rank == 0 ? MPI_IN_PLACE : m->map + at, m->map + at, len, MPI_INT64_T, MPI_SUM, 0, s->comm);
-  }
+  reduce_sum(m->map, n, s);
   if (s->rank == 0) {
     const thr_world *w = &s->world;
-    double cell2 = (double)w->map_cell * (double)w->map_cell;
+    double cell2 = (double)w->map_cell * (double)w->map_cell, dt = (double)s->prm.dt;
     for (size_t c = 0; c < m->n_cells; ++c) {
       int64_t agents = m->map[c], q = m->map[m->n_cells + c];
-      density[c] = agents ? (double)agents / (double)m->map_samples / cell2 : NAN; /* NaN: never entered */
-      speed[c] = agents ? (double)q * THR_SPEED_QUANTUM / (double)agents : NAN;
+      int seen = agents > 0; /* NaN: never entered */
+      maps[THR_MAP_DENSITY][c] = seen ? (double)agents / (double)m->map_samples / cell2 : NAN;
+      maps[THR_MAP_SPEED][c] = seen ? (double)q * THR_SPEED_QUANTUM / (double)agents : NAN;
+      maps[THR_MAP_DENSITY_MAX][c] = seen ? (double)m->peak[c] / cell2 : NAN;
+      maps[THR_MAP_TIME_ABOVE][c] = seen ? (double)m->above[c] * sample_seconds : NAN;
+      maps[THR_MAP_LAST_OCCUPIED][c] = seen ? (double)m->last[c] * dt : NAN;
     }
   }
   /* the sums are spent: a second call would count twice */
@@ -147,6 +184,7 @@ int thr_measure_pack(thr_measure *m, thr_sim *s, thr_blob *b) {
     thr_blob_put_i64(b, (int64_t)m->n_cells);
     thr_blob_put(b, sum, n * sizeof *sum);
     thr_blob_put_i64(b, m->map_samples);
+    thr_blob_put(b, m->peak, 3 * m->n_cells * sizeof *m->peak); /* rank 0 holds them */
   }
   free(sum);
   return 0;
@@ -172,6 +210,13 @@ static int measure_sums_fit(const thr_measure *m, char *err, size_t errlen) {
                (long long)agents, (long long)speeds, m->map_samples);
       return -1;
     }
+    if (m->peak[c] < 0 || m->peak[c] > agents || m->above[c] < 0 || m->above[c] > m->map_samples ||
+        m->last[c] < -1 || (m->peak[c] > 0) != (m->last[c] >= 0)) {
+      snprintf(err, errlen, "map cell %zu: a peak of %lld agents, %lld samples above the threshold and a last step "
+               "%lld that do not fit its %lld agents in %ld samples", c, (long long)m->peak[c],
+               (long long)m->above[c], (long long)m->last[c], (long long)agents, m->map_samples);
+      return -1;
+    }
   }
   return 0;
 }
@@ -182,6 +227,8 @@ int thr_measure_unpack(thr_measure *m, thr_sim *s, thr_blob *b, char *err, size_
   size_t nl = (size_t)m->n_lines;
   memset(m->crossed, 0, nl * sizeof *m->crossed);
   memset(m->map, 0, 2 * m->n_cells * sizeof *m->map);
+  memset(m->peak, 0, 2 * m->n_cells * sizeof *m->peak);
+  for (size_t c = 0; c < m->n_cells; ++c) m->last[c] = -1;
   if (s->rank == 0) {
     size_t l = thr_blob_get_count(b, THR_MAX_LINES), c = thr_blob_get_count(b, b->n);
     if (!b->bad && (l != nl || c != m->n_cells)) {
@@ -192,6 +239,9 @@ int thr_measure_unpack(thr_measure *m, thr_sim *s, thr_blob *b, char *err, size_
     thr_blob_get(b, m->crossed, bad ? 0 : nl * sizeof *m->crossed);
     thr_blob_get(b, m->map, bad ? 0 : 2 * m->n_cells * sizeof *m->map);
     m->map_samples = (long)thr_blob_get_i64(b);
+    /* the extremes; a checkpoint from before they existed has none: they
+     * start again from the restart */
+    if (!bad && !b->bad && thr_blob_left(b)) thr_blob_get(b, m->peak, 3 * m->n_cells * sizeof *m->peak);
     if (!bad && (b->bad || thr_blob_left(b))) {
       snprintf(err, errlen, "%zu bytes that do not hold the sums of the scenario's %zu lines and %zu map cells (cut "
                "short or bytes left over)", b->n, nl, m->n_cells);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "base/blob.h"
+#include "base/maps.h"
 #include "sim.h"
 
 typedef struct thr_measure thr_measure;
@@ -41,11 +42,13 @@ void thr_measure_sample(thr_measure *m, thr_sim *s, thr_area_sample *areas, int6
 /* Add the current state to the maps (each rank its own agents). */
 void thr_measure_map_sample(thr_measure *m, thr_sim *s);
 
-/* The maps summed over ranks, on rank 0: density[c] time-averaged agents
- * per m^2, speed[c] the mean speed of the agents seen in cell c (NaN where
- * none was); nx * ny cells, row j = 0 lowest. Returns the number of samples
- * (0: no maps). Collective. */
-long thr_measure_maps(thr_measure *m, thr_sim *s, double *density, double *speed);
+/* The maps (base/maps.h) over all ranks, on rank 0, into maps[k][c] for
+ * the nx * ny cells (row j = 0 lowest): the time-averaged density, the mean
+ * speed of the agents seen, the highest density of one sample, the time at
+ * or above the threshold (samples there x sample_seconds), the time of the
+ * last sample with an agent; NaN in a cell no agent was ever counted in.
+ * Returns the number of samples (0: no maps). Collective. */
+long thr_measure_maps(thr_measure *m, thr_sim *s, double sample_seconds, double *const maps[THR_N_MAPS]);
 
 /* For a checkpoint: the line crossings and map sums so far, summed over
  * ranks, packed into b on rank 0 (the crossings the backend still holds are

@@ -260,8 +260,14 @@ static int vti_array(FILE *f, const char *name, const double *v, size_t n) {
   return 0;
 }
 
-static int map_vti(const char *dir, double x0, double y0, double cell, int nx, int ny, const double *density,
-                   const double *speed, char *err, size_t errlen) {
+static const char *const map_names[THR_N_MAPS] = {
+#define THR_X(ID, name, doc) name,
+    THR_MAPS(THR_X)
+#undef THR_X
+};
+
+static int map_vti(const char *dir, double x0, double y0, double cell, int nx, int ny,
+                   const double *const maps[THR_N_MAPS], char *err, size_t errlen) {
   char path[THR_PATH_MAX], tmp[THR_PATH_MAX + 8];
   if (snprintf(path, sizeof path, "%s/maps/maps.vti", dir) >= (int)sizeof path) {
     snprintf(err, errlen, "%.1000s/maps/maps.vti: the path is too long", dir);
@@ -279,8 +285,8 @@ static int map_vti(const char *dir, double x0, double y0, double cell, int nx, i
           "  <ImageData WholeExtent=\"0 %d 0 %d 0 0\" Origin=\"%.9g %.9g 0\" Spacing=\"%.9g %.9g 1\">\n"
           "    <Piece Extent=\"0 %d 0 %d 0 0\">\n    <CellData Scalars=\"density\">\n",
           little ? "LittleEndian" : "BigEndian", nx, ny, x0, y0, cell, cell, nx, ny);
-  int rc = vti_array(f, "density", density, n);
-  if (!rc) rc = vti_array(f, "speed", speed, n);
+  int rc = 0;
+  for (int k = 0; k < THR_N_MAPS && !rc; ++k) rc = vti_array(f, map_names[k], maps[k], n);
   fputs("    </CellData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n", f);
   if (rc) {
     fclose(f);
@@ -291,11 +297,11 @@ static int map_vti(const char *dir, double x0, double y0, double cell, int nx, i
   return thr_file_commit(f, path, tmp, err, errlen);
 }
 
-/* A building: density-floorK.csv and speed-floorK.csv, the columns of floor
- * K's place (its shift on, the floors' width and the world's 1 m margins),
- * their origin in the floor's own coordinates (docs/floors.md). */
-static int map_floors(thr_evac_output *o, double x0, double y0, double cell, int nx, int ny, const double *density,
-                      const double *speed, char *err, size_t errlen) {
+/* A building: NAME-floorK.csv of each map, the columns of floor K's place
+ * (its shift on, the floors' width and the world's 1 m margins), their
+ * origin in the floor's own coordinates (docs/floors.md). */
+static int map_floors(thr_evac_output *o, double x0, double y0, double cell, int nx, int ny,
+                      const double *const maps[THR_N_MAPS], char *err, size_t errlen) {
   const thr_scenario *sc = o->sc;
   if (sc->n_floors < 1) return 0;
   /* a floor's place and the 1 m the world reaches beyond the floors */
@@ -309,16 +315,16 @@ static int map_floors(thr_evac_output *o, double x0, double y0, double cell, int
     if (i1 <= i0) continue;
     char name[64];
     double fx = x0 + i0 * cell - shift;
-    snprintf(name, sizeof name, "density-floor%d.csv", k);
-    if (map_csv(o->dir, name, fx, y0, cell, i1 - i0, ny, density + i0, (size_t)nx, err, errlen)) return -1;
-    snprintf(name, sizeof name, "speed-floor%d.csv", k);
-    if (map_csv(o->dir, name, fx, y0, cell, i1 - i0, ny, speed + i0, (size_t)nx, err, errlen)) return -1;
+    for (int m = 0; m < THR_N_MAPS; ++m) {
+      snprintf(name, sizeof name, "%s-floor%d.csv", map_names[m], k);
+      if (map_csv(o->dir, name, fx, y0, cell, i1 - i0, ny, maps[m] + i0, (size_t)nx, err, errlen)) return -1;
+    }
   }
   return 0;
 }
 
-int thr_evac_output_maps(thr_evac_output *o, double x0, double y0, double cell, int nx, int ny, const double *density,
-                         const double *speed, long samples, char *err, size_t errlen) {
+int thr_evac_output_maps(thr_evac_output *o, double x0, double y0, double cell, int nx, int ny,
+                         const double *const maps[THR_N_MAPS], long samples, char *err, size_t errlen) {
   if (samples <= 0) return 0;
   char path[THR_PATH_MAX];
   errno = 0;
@@ -326,10 +332,13 @@ int thr_evac_output_maps(thr_evac_output *o, double x0, double y0, double cell, 
     snprintf(err, errlen, "%.1000s/maps: cannot create: %s", o->dir, strerror(errno ? errno : ENAMETOOLONG));
     return -1;
   }
-  if (map_csv(o->dir, "density.csv", x0, y0, cell, nx, ny, density, (size_t)nx, err, errlen)) return -1;
-  if (map_csv(o->dir, "speed.csv", x0, y0, cell, nx, ny, speed, (size_t)nx, err, errlen)) return -1;
-  if (map_floors(o, x0, y0, cell, nx, ny, density, speed, err, errlen)) return -1;
-  return map_vti(o->dir, x0, y0, cell, nx, ny, density, speed, err, errlen);
+  for (int k = 0; k < THR_N_MAPS; ++k) {
+    char name[64];
+    snprintf(name, sizeof name, "%s.csv", map_names[k]);
+    if (map_csv(o->dir, name, x0, y0, cell, nx, ny, maps[k], (size_t)nx, err, errlen)) return -1;
+  }
+  if (map_floors(o, x0, y0, cell, nx, ny, maps, err, errlen)) return -1;
+  return map_vti(o->dir, x0, y0, cell, nx, ny, maps, err, errlen);
 }
 
 /* ---- summary.json ---------------------------------------------------------------- */

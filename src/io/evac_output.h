@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "base/blob.h"
+#include "base/maps.h"
 #include "base/scenario.h"
 #include "core/evac.h"
 #include "core/measure.h"
@@ -49,10 +50,11 @@ int thr_evac_output_exited(thr_evac_output *o, const thr_exit_rec *r, size_t n, 
 int thr_evac_output_row(thr_evac_output *o, long step, double time, const thr_area_sample *areas,
                         const int64_t *crossings, char *err, size_t errlen);
 
-/* maps/density.csv, maps/speed.csv and maps/maps.vti of an nx x ny grid of
- * cell side `cell` from (x0, y0); NaN cells had no agent. */
-int thr_evac_output_maps(thr_evac_output *o, double x0, double y0, double cell, int nx, int ny, const double *density,
-                         const double *speed, long samples, char *err, size_t errlen);
+/* maps/NAME.csv of each map (base/maps.h) and maps/maps.vti with all of
+ * them, of an nx x ny grid of cell side `cell` from (x0, y0); NaN cells had
+ * no agent. A building also gets NAME-floorK.csv per floor. */
+int thr_evac_output_maps(thr_evac_output *o, double x0, double y0, double cell, int nx, int ny,
+                         const double *const maps[THR_N_MAPS], long samples, char *err, size_t errlen);
 
 /* What summary.json records. */
 typedef struct thr_evac_summary {

@@ -120,6 +120,9 @@ int thr_write_run_json(const char *dir, const thr_scenario *sc, const thr_sim *s
   fprintf(f, "  \"grid\": {\"cell\": %.9g, \"cells_x\": %d, \"cells_y\": %d},\n", s->world.cell, s->world.gnx,
           s->world.gny);
   write_building(f, sc);
+  if (s->world.map_nx > 0)
+    fprintf(f, "  \"measurement\": {\"maps\": {\"cell\": %.9g, \"every\": %d, \"threshold\": %.9g}},\n",
+            (double)sc->map_cell, sc->map_every, (double)sc->map_threshold);
   fprintf(f, "  \"steps\": %ld,\n  \"last_step\": %ld,\n  \"wall_seconds\": %.6f,\n  \"agent_steps_per_second\": %.6g,\n",
           steps, s->step, wall, wall > 0.0 ? agent_steps / wall : 0.0);
   if (io) {

@@ -50,10 +50,14 @@ run here (no mpiexec; no CUDA backend or no GPU). The cases:
   speed_distribution     free walking in parallel lanes (speeds.yaml): after 5 s every speed lies in its
                          block's range (RiMEA over_50 0.68-1.41 m/s; normal 1.34 sd 0.26 cut to 0.9-1.6)
                          and spreads over most of it, with the expected mean
+  maps_by_hand           maps.yaml: four people standing in one 1 m cell, one walking east: their cells'
+                         density, density_max, time_above (26 samples x 12 steps x dt) and last_occupied
+                         as computed by hand, every other cell nan; a restart at a sample step ends with
+                         the five maps byte-identical
   ranks_identical        (metrics every 7 steps) exits, a journey with a queue and a round robin, a source, an area, a line and maps
                          (ranks.yaml), 720 steps on 1, 2, 3 and 4 ranks re-partitioning as the hall
                          empties (>= 3 times): final state, exits.csv,
-                         evacuated.csv, areas.csv, lines.csv, maps/density.csv and speed.csv byte-identical,
+                         evacuated.csv, areas.csv, lines.csv and the five maps byte-identical,
                          summary.json's counts equal; run to the end on 1 and 4 ranks: the same last step
   cpu_vs_cuda            the ranks scenario on --backend cpu and cuda: final state and evacuated.csv
                          byte-identical, summary figures equal; 77 without a CUDA backend or a GPU, or
@@ -641,6 +645,55 @@ def premovement(a, tmp):
     check(lag <= 2 * dt + 1e-6, "each first moved within two steps of its release (largest lag %.4f s)" % lag)
 
 
+def read_map(path):
+    """(x0, y0, cell, rows of values, lowest row first) of a maps/*.csv file."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    x0, y0, cell, nx, ny = lines[1].split(",")
+    grid = [[float(v) for v in ln.split(",")] for ln in lines[2:2 + int(ny)]]
+    return float(x0), float(y0), float(cell), grid
+
+
+def maps_by_hand(a, tmp):
+    out = os.path.join(tmp, "out")
+    run(a, "maps.yaml", out)
+    dt = f32(dt_of(out))
+    m = {k: read_map(os.path.join(out, "maps", k + ".csv"))[3]
+         for k in ("density", "density_max", "time_above", "last_occupied")}
+    x0, y0, cell, _ = read_map(os.path.join(out, "maps", "density.csv"))
+    check((x0, y0, cell) == (-1, -1, 1), "1 m cells from (-1, -1) (%g, %g, %g)" % (x0, y0, cell))
+    # cell (i, j) covers x0 + i .. x0 + i + 1: the standing four in i = 3, j = 2; the walker's row j = 3
+    samples, every = 26, 12
+    st = {k: m[k][2][3] for k in m}
+    check(st["density"] == 4 and st["density_max"] == 4, "the standing four: density 4 /m² on average and at most "
+          "(%g, %g)" % (st["density"], st["density_max"]))
+    want = float("%.6g" % (samples * every * dt))
+    check(st["time_above"] == want, "... above 3.5 /m² in all %d samples: %d x %d x dt = %g s (%g)"
+          % (samples, samples, every, want, st["time_above"]))
+    last = float("%.6g" % (300 * dt))
+    check(st["last_occupied"] == last, "... still there at the last sample, step 300: %g s (%g)"
+          % (last, st["last_occupied"]))
+    row = {k: m[k][3][1:10] for k in m}  # x from 0 to 9
+    check(all(v == 1 for v in row["density_max"]) and all(v == 0 for v in row["time_above"]),
+          "the walker's cells x = 0..9: at most 1 /m², never above 3.5 (%s; %s)"
+          % (row["density_max"], row["time_above"]))
+    lo = row["last_occupied"]
+    check(all(p < q for p, q in zip(lo, lo[1:])) and lo[-1] == last and lo[0] < 1.0,
+          "... cleared one after the other eastwards, the goal's cell last occupied at the end (%s)" % lo)
+    others = [(i, j) for j, r in enumerate(m["density_max"]) for i, v in enumerate(r)
+              if v == v and (i, j) != (3, 2) and not (j == 3 and 1 <= i <= 9)]
+    check(not others, "every other cell is nan in every map (%s)" % others[:5])
+    # a restart from the checkpoint of step 144 ends with the same maps, byte for byte
+    first = os.path.join(tmp, "first")
+    run(a, "maps.yaml", first, "--steps", "150", "--set", "output.checkpoint_every=48")
+    again = os.path.join(tmp, "again")
+    ck = os.path.join(first, "checkpoints", "checkpoint-00000144.h5")
+    run(a, "maps.yaml", again, "--restart", ck)
+    same = [k for k in ("density", "speed", "density_max", "time_above", "last_occupied")
+            if read_bytes(os.path.join(out, "maps", k + ".csv")) == read_bytes(os.path.join(again, "maps", k + ".csv"))]
+    check(len(same) == 5, "restarted at step 144 (a sample step): all five maps byte-identical (%s)" % same)
+
+
 def speed_distribution(a, tmp):
     out = os.path.join(tmp, "out")
     run(a, "speeds.yaml", out)
@@ -665,7 +718,8 @@ def speed_distribution(a, tmp):
 
 # ---- ranks and backends ---------------------------------------------------------------------
 
-COMPARED = ["exits.csv", "evacuated.csv", "areas.csv", "lines.csv", "maps/density.csv", "maps/speed.csv"]
+COMPARED = ["exits.csv", "evacuated.csv", "areas.csv", "lines.csv", "maps/density.csv", "maps/speed.csv",
+            "maps/density_max.csv", "maps/time_above.csv", "maps/last_occupied.csv"]
 
 
 def read_bytes(path):
@@ -780,7 +834,7 @@ def stadium_mini_empties(a, tmp):
 
 CASES = {f.__name__: f for f in (exits_exact_counts, corner_no_wall_crossing, u_turn_no_wall_crossing,
                                  routing_round_obstacle, journey_waypoint, journey_queue, journey_waiting,
-                                 transitions_round_robin, transitions_least_targeted, sources, premovement,
+                                 transitions_round_robin, transitions_least_targeted, sources, premovement, maps_by_hand,
                                  speed_distribution, ranks_identical, cpu_vs_cuda, queue_far_slots, beside_a_wall,
                                  stadium_mini_empties)}
 

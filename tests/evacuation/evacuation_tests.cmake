@@ -7,7 +7,7 @@
 set(THRONG_EVAC ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/check_evacuation.py ${THRONG_EXE})
 foreach(case exits_exact_counts corner_no_wall_crossing u_turn_no_wall_crossing routing_round_obstacle
              journey_waypoint journey_queue journey_waiting transitions_round_robin transitions_least_targeted
-             sources premovement speed_distribution queue_far_slots beside_a_wall)
+             sources premovement speed_distribution queue_far_slots beside_a_wall maps_by_hand)
   add_test(NAME evacuation.${case} COMMAND ${THRONG_EVAC} ${case})
   set_tests_properties(evacuation.${case} PROPERTIES LABELS evacuation TIMEOUT 120
                        ENVIRONMENT "${THRONG_TEST_ENV}")

@@ -1456,7 +1456,7 @@ THR_TEST(measurement_keys) {
         ":2:42: measurement.lines[0].segment: expected a list of 2 points [[x1, y1], [x2, y2]], got a list of 1 item");
   FAILS(WORLD "measurement: {maps: {cell: 0}}\n" AGENTS,
         ":2:28: measurement.maps.cell: expected a number > 0, got \"0\"");
-  FAILS(WORLD "measurement: {maps: 3}\n" AGENTS, ":2:21: measurement.maps: expected a map with keys cell, every");
+  FAILS(WORLD "measurement: {maps: 3}\n" AGENTS, ":2:21: measurement.maps: expected a map with keys cell, every, threshold");
   thr_scenario sc;
   CHECK(load(WORLD AGENTS, &sc) == 0);
   CHECK(sc.map_cell == 1.0f && sc.map_every == 0 && sc.n_lines == 0 && sc.areas.n_polys == 0);
