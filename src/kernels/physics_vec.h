@@ -135,11 +135,13 @@ THR_HD float THR_FN(thr_lr_stiffness)(const THR_FN(thr_lr_pred) *q, float k, flo
 }
 
 /* Size of i's response with stiffness s (negative; i moves along +n). The
- * paper corrects x~ by s w_i/(w_i+w_j) C and applies that to x*, "still a
- * constraint on x*" (THR_LR_DIRECT). x~ depends on x* through v
- * (dx~/dx* = tau_tilde/dt), so the PBD projection onto x* (gradient over
- * squared gradient norm) scales it by dt/tau_tilde (THR_LR_PROJECTED): the
- * move that makes the predicted trajectories just touch at tau_tilde. */
+ * paper corrects x~ by s w_i/(w_i+w_j) C, "still a constraint on x*": x~
+ * depends on x* through v (dx~/dx* = tau_tilde/dt), so PBD's projection
+ * onto x* (gradient over squared gradient norm) scales the correction by
+ * dt/tau_tilde (THR_LR_PROJECTED, what the paper's equations give: the
+ * move that makes the predicted trajectories just touch at tau_tilde).
+ * THR_LR_DIRECT applies the correction of x~ to x* as it is (the WebGPU
+ * port's reading, the default by measurement: docs/paper-map.md). */
 THR_HD float THR_FN(thr_lr_magnitude)(const THR_FN(thr_lr_pred) *q, float s, float dt, int response) {
   float m = s * q->ai * q->c;
   return response == THR_LR_PROJECTED ? m * (dt / q->tau_tilde) : m;
