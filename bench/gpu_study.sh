@@ -4,7 +4,7 @@
 # backend conformance, CPU = CUDA on paper scenarios and on an evacuation),
 # then the stadium study (configs/evacuation/stadium) at full size and the
 # reduced size on the CUDA backend. Packs the outputs the report needs
-# (no trajectory frames but the first, middle and last) into
+# (no trajectory frames but 6 spread over the run) into
 # $OUT/study-full.tar.gz and $OUT/study-reduced.tar.gz; `throng report`
 # then runs where matplotlib is. Usage: bench/gpu_study.sh [tests|study|all]
 set -uo pipefail
@@ -32,7 +32,8 @@ if [ "$what" != study ]; then
 fi
 pack() { # run dir, tarball
   local d=$1 frames
-  frames=$(ls "$d/trajectory"/trajectory.*.csv 2>/dev/null | awk '{a[NR]=$0} END {if (NR) print a[1], a[int((NR+1)/2)], a[NR]}')
+  # 6 frames spread over the run (the report's snapshot at peak congestion picks among them)
+  frames=$(ls "$d/trajectory"/trajectory.*.csv 2>/dev/null | awk '{a[NR]=$0} END {for (k = 0; k < 6 && NR; ++k) print a[1 + int(k * (NR - 1) / 5)]}' | sort -u)
   tar -czf "$2" -C "$(dirname "$d")" $(cd "$(dirname "$d")" && ls -d "$(basename "$d")"/*.csv "$(basename "$d")"/*.json \
     "$(basename "$d")"/maps 2>/dev/null) $(for f in $frames; do echo "$(basename "$d")/trajectory/$(basename "$f")"; done)
 }
