@@ -5,11 +5,19 @@ Usage: report.py OUTDIR [--out DIR] [--flow-window SECONDS]
 (normally run as `throng report OUTDIR`; docs/user-guide.md, "Reports").
 
 Reads what the run wrote into OUTDIR (metrics.csv, exits.csv, evacuated.csv,
-areas.csv, lines.csv, maps/density.csv, maps/speed.csv, geometry.json,
-summary.json, run.json, trajectory/) and writes into OUTDIR/report/ (or DIR):
-agents.png, exits.png, areas.png, lines.png, density.png, speed.png,
-snapshot.png, travel.png and index.html. Each figure is drawn when its inputs
-exist; the page lists the inputs that were missing or unreadable.
+areas.csv, lines.csv, maps/density.csv, maps/speed.csv, maps/density_max.csv,
+maps/time_above.csv, maps/last_occupied.csv, geometry.json, summary.json,
+run.json, trajectory.h5 or trajectory/) and writes into OUTDIR/report/ (or
+DIR): agents.png, exits.png, areas.png, lines.png, density.png, speed.png,
+density_max.png, los.png, time_above.png, rset.png, snapshot.png, travel.png,
+premovement.png, exit_table.csv and index.html. Each figure is drawn when its
+inputs exist; the page lists the inputs that were missing or unreadable, and
+the figures that were not drawn with the reason (the three newer maps are not
+in the output of runs made before throng wrote them).
+
+With the environment variable THRONG_REPORT_LAYOUT set, layout.json records
+where each figure's labels, curves and legends lie (in pixels), so that
+tests can check that no two labels overlap (tests/report/check_report.py).
 
 Runs with group formations also write formations.csv: then formations.png
 (each formation's RMS error and its broken agents over time) and
@@ -34,11 +42,22 @@ import re
 import sys
 import warnings
 
-FIGURES = ("agents.png", "exits.png", "areas.png", "lines.png", "density.png", "speed.png", "snapshot.png",
-           "travel.png", "formations.png", "formation_snapshots.png")
+FIGURES = ("agents.png", "exits.png", "areas.png", "lines.png", "density.png", "speed.png", "density_max.png",
+           "los.png", "time_above.png", "rset.png", "snapshot.png", "travel.png", "premovement.png",
+           "formations.png", "formation_snapshots.png")
 DEBIAN_PYTHON = "/usr/bin/python3"
 MANY_AGENTS = 50000  # above this, the snapshot draws dots instead of true-size circles
 MANY_FORMATIONS = 10  # above this, formations.png draws thin lines and their mean, without a legend
+TOP_EXITS = 8        # exits.png draws this many busiest exits as curves, the others as one grey band
+PEAK_RADIUS = 10.0   # m: the snapshot's peak congestion counts the agents this close to the busiest exit
+ZOOM = 36.0          # m: the side of the snapshot's square zoom on the busiest exit
+QUEUE_RADIUS = 3.0   # m: an exit's congestion is the longest time above the threshold of cells this close
+DEFAULT_THRESHOLD = 2.0  # 1/m²: measurement.maps.threshold when run.json does not give it
+# Fruin's level of service of walkways: the upper density [persons/m²] of A to E (F above), and
+# the usual colours, green (free) to red (crush)
+LOS_NAMES = ("A", "B", "C", "D", "E", "F")
+LOS_BOUNDS = (0.31, 0.43, 0.72, 1.08, 2.17)
+LOS_COLOURS = ("#1a9850", "#91cf60", "#d9ef8b", "#fee08b", "#fc8d59", "#d73027")
 
 
 def fail(code, msg):
@@ -105,7 +124,7 @@ class Inputs:
         return ok
 
     def problem(self, name, err):
-        self.problems.append((name, str(err) or type(err).__name__))
+        self.problems.append((name, relative(str(err) or type(err).__name__, self.dir)))
 
     def json(self, name):
         if not self.exists(name):
@@ -149,6 +168,15 @@ class Inputs:
         except (OSError, ValueError, csv.Error, UnicodeDecodeError) as err:
             self.problem(name, err)
             return None
+
+
+def relative(text, outdir):
+    """text with the output directory's absolute path replaced by its name: a
+    page that is passed on does not show where it was made."""
+    name = os.path.basename(os.path.normpath(os.path.abspath(outdir))) or "."
+    for full in {os.path.abspath(outdir), os.path.realpath(outdir)}:
+        text = text.replace(full + os.sep, name + os.sep).replace(full, name)
+    return text
 
 
 def to_float(s):
@@ -195,6 +223,23 @@ def read_map(inp, name, np):
     except (OSError, ValueError) as err:
         inp.problem(name, err)
         return None
+
+
+def read_new_map(inp, name, np):
+    """A map that runs before throng wrote it lack (maps/density_max.csv,
+    time_above.csv, last_occupied.csv): (read_map's tuple or None, why not).
+    Its absence is not a missing input but a figure not drawn."""
+    if not os.path.isfile(inp.path(name)):
+        return None, f"{name} is not in the output directory (runs made before throng wrote this map lack it)"
+    data = read_map(inp, name, np)
+    return data, (None if data is not None else f"{name} could not be read (see the inputs below)")
+
+
+def map_threshold(run_json):
+    """(measurement.maps.threshold [1/m²] of run.json, True) or (DEFAULT_THRESHOLD, False)."""
+    maps = ((run_json or {}).get("measurement") or {}).get("maps") or {}
+    value = number(maps.get("threshold")) if isinstance(maps, dict) else None
+    return (value, True) if value is not None and value > 0 else (DEFAULT_THRESHOLD, False)
 
 
 def trajectory_frames_h5(inp):
@@ -383,6 +428,9 @@ class Geometry:
         self.exits = self._named(data.get("exits"), 2)
         self.areas = self._named(data.get("areas"), 3)
         self.lines = self._named(data.get("lines"), 2)
+        widths = data.get("exit_widths")
+        self.exit_widths = ({str(k): number(v) for k, v in widths.items() if number(v)}
+                            if isinstance(widths, dict) else {})
         self.world = None
         w = points(data.get("world") or [])
         if w and len(w) == 2 and w[1][0] > w[0][0] and w[1][1] > w[0][1]:
@@ -421,6 +469,31 @@ def signed_area(ring):
 def centroid(pts):
     xs, ys = zip(*pts)
     return sum(xs) / len(xs), sum(ys) / len(ys)
+
+
+def shape_width(pts):
+    """An exit's width from its shape: the length of its segment, or for a
+    polygon its longest edge (a door strip's side along the wall)."""
+    ring = list(zip(pts, pts[1:] + pts[:1])) if len(pts) >= 3 else list(zip(pts, pts[1:]))
+    return max(math.dist(a, b) for a, b in ring)
+
+
+def distance_to_shape(x, y, pts, np):
+    """Distance [m] of the points (x, y) to a segment (two points) or a polygon
+    (0 inside it)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    closed = len(pts) >= 3
+    d = np.full(x.shape, np.inf)
+    inside = np.zeros(x.shape, dtype=bool)
+    for (ax_, ay), (bx, by) in zip(pts, pts[1:] + (pts[:1] if closed else [])):
+        vx, vy = bx - ax_, by - ay
+        len2 = vx * vx + vy * vy
+        t = np.clip(((x - ax_) * vx + (y - ay) * vy) / len2, 0.0, 1.0) if len2 > 0 else 0.0
+        d = np.minimum(d, np.hypot(x - (ax_ + t * vx), y - (ay + t * vy)))
+        if closed and ay != by:  # even-odd ray crossing to the right
+            cross = ((ay > y) != (by > y)) & (x < ax_ + (y - ay) * vx / (by - ay if by != ay else 1.0))
+            inside ^= cross
+    return np.where(inside, 0.0, d)
 
 
 def walkable_path(geom, Path):
@@ -462,11 +535,12 @@ def draw_floor(ax, geom, mpl):
     ax.add_patch(PathPatch(mask, facecolor=OUTSIDE_COLOUR, edgecolor="none", zorder=1.5))
 
 
-def draw_geometry(ax, geom, mpl, label_exits=True, measurement=True):
-    """Walls, holes, obstacles, exits (labelled), measurement areas and lines, over the data."""
+def draw_geometry(ax, geom, mpl, label_exits=True, measurement=True, view=None):
+    """Walls, holes, obstacles, exits, measurement areas and lines, over the data. Returns the
+    labels of the exits, areas and lines (Label; make_room places them), those whose place lies
+    in `view` (x0, y0, x1, y1) when given."""
     from matplotlib.patches import PathPatch, Polygon
     from matplotlib.path import Path
-    import matplotlib.patheffects as pe
     path = walkable_path(geom, Path)
     if path is not None:
         ax.add_patch(PathPatch(path, facecolor="none", edgecolor="black", linewidth=1.3, zorder=5,
@@ -479,25 +553,27 @@ def draw_geometry(ax, geom, mpl, label_exits=True, measurement=True):
         else:
             xs, ys = zip(*ob)
             ax.plot(xs, ys, color="black", linewidth=2.0, solid_capstyle="butt", zorder=5)
-    halo = [pe.withStroke(linewidth=3, foreground="white")]
+    bounds = geom.bounds()
+    shown = (lambda p: view[0] <= p[0] <= view[2] and view[1] <= p[1] <= view[3]) if view else (lambda p: True)
+    many = len(geom.exits) * label_exits + (len(geom.areas) + len(geom.lines)) * measurement > 20
+    size, small = (7.5, 7.0) if many else (9.0, 8.0)  # a stadium's 47 names need room
+    exits, others = [], []
     if measurement:
         for name, pts in geom.areas.items():
             ax.add_patch(Polygon(pts, closed=True, facecolor="none", edgecolor=AREA_COLOUR, linewidth=1.0,
                                  linestyle=(0, (4, 2)), zorder=6))
-            # above the area's top left corner
+            # at the area's top left corner
             top = max(p[1] for p in pts)
-            left = min(p[0] for p in pts if p[1] >= top - 1e-9)
-            ax.annotate(name, (left, top), xytext=(0, 2), textcoords="offset points", color=AREA_COLOUR,
-                        fontsize=8, ha="left", va="bottom", zorder=8, path_effects=halo)
+            corner = (min(p[0] for p in pts if p[1] >= top - 1e-9), top)
+            if shown(corner):
+                others.append(Label(name, corner, AREA_COLOUR, small, outward=outward(corner, bounds), kind="area"))
         for name, pts in geom.lines.items():
             xs, ys = zip(*pts)
             ax.plot(xs, ys, color=LINE_COLOUR, linewidth=1.4, linestyle=(0, (6, 2, 1, 2)), zorder=6)
-            # beyond the end that is higher up (or further right)
-            k = max(range(len(pts)), key=lambda i: (pts[i][1], pts[i][0]))
-            ax.annotate(name, pts[k], xytext=(0, 3), textcoords="offset points", color=LINE_COLOUR, fontsize=8,
-                        ha="center", va="bottom", zorder=8, path_effects=halo)
-    bounds = geom.bounds()
-    labels = []
+            # at the end that is higher up (or further right)
+            end = pts[max(range(len(pts)), key=lambda i: (pts[i][1], pts[i][0]))]
+            if shown(end):
+                others.append(Label(name, end, LINE_COLOUR, small, outward=outward(end, bounds), kind="line"))
     for name, pts in geom.exits.items():
         if len(pts) == 2:
             xs, ys = zip(*pts)
@@ -505,57 +581,157 @@ def draw_geometry(ax, geom, mpl, label_exits=True, measurement=True):
         else:
             ax.add_patch(Polygon(pts, closed=True, facecolor=EXIT_COLOUR, edgecolor=EXIT_COLOUR, alpha=0.85,
                                  linewidth=1.5, zorder=7))
-        if label_exits:
-            labels.append(label_exit(ax, name, pts, bounds, halo))
-    return labels
+        c = centroid(pts)
+        xs, ys = zip(*pts)
+        # unlabelled exits are still kept clear of the other labels
+        exits.append(Label(name, c, EXIT_COLOUR, size, weight="bold", outward=outward(c, bounds), kind="exit",
+                           extent=(min(xs), min(ys), max(xs), max(ys)), drawn=label_exits and shown(c)))
+    return exits + others  # exits first: they get the places nearest to them
 
 
-def label_exit(ax, name, pts, bounds, halo):
-    """The exit's name just outside it, away from the middle of the world."""
-    cx, cy = centroid(pts)
-    dx, dy = 0.0, 1.0
-    if bounds:
-        mx, my = (bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2
-        w, h = max(bounds[2] - bounds[0], 1e-9), max(bounds[3] - bounds[1], 1e-9)
-        # compare distances to the sides relative to the world's size
-        ux, uy = (cx - mx) / w, (cy - my) / h
-        if abs(ux) >= abs(uy):
-            dx, dy = (1.0 if ux >= 0 else -1.0), 0.0
-        else:
-            dx, dy = 0.0, (1.0 if uy >= 0 else -1.0)
-    ha = "left" if dx > 0 else "right" if dx < 0 else "center"
-    va = "bottom" if dy > 0 else "top" if dy < 0 else "center"
-    return ax.annotate(name, (cx, cy), xytext=(7 * dx, 7 * dy), textcoords="offset points", ha=ha, va=va,
-                       color=EXIT_COLOUR, fontsize=9, fontweight="bold", zorder=9, path_effects=halo,
-                       annotation_clip=False)
+class Label:
+    """A name to write beside a place on a map; place_labels chooses where."""
+
+    def __init__(self, text, anchor, colour, size, weight="normal", outward=(0.0, 1.0), kind="exit",
+                 extent=None, drawn=True):
+        self.text, self.anchor, self.colour, self.size, self.weight = text, anchor, colour, size, weight
+        self.outward, self.kind, self.drawn = outward, kind, drawn
+        self.extent = extent  # (x0, y0, x1, y1): what is labelled, which other labels keep clear of
+        self.artist = None
+        self.size_px = None
+
+
+def outward(p, bounds):
+    """Unit vector from the middle of the world towards p, the sides weighed
+    by the world's size: labels go there, outside the plan, off the data."""
+    if not bounds:
+        return 0.0, 1.0
+    mx, my = (bounds[0] + bounds[2]) / 2, (bounds[1] + bounds[3]) / 2
+    ux = (p[0] - mx) / max(bounds[2] - bounds[0], 1e-9)
+    uy = (p[1] - my) / max(bounds[3] - bounds[1], 1e-9)
+    n = math.hypot(ux, uy)
+    return (ux / n, uy / n) if n > 1e-6 else (0.0, 1.0)
+
+
+LABEL_DIRECTIONS = [(math.cos(k * math.pi / 8), math.sin(k * math.pi / 8)) for k in range(16)]
+LABEL_DISTANCES = (4, 10, 18, 28, 40, 55, 72, 92, 115, 140)  # points from the labelled place
+LABEL_NEAR = 10   # points: a label further away gets a leader line
+LABEL_HALO = 1.5  # pixels of white outline around a label, kept clear too
+
+
+def label_candidates(direction):
+    """(distance in points, unit direction) in the order tried: near before far,
+    away from the middle before towards it (which covers the plan)."""
+    ux, uy = direction
+    order = sorted((d * (1 + 2.0 * (1 - (dx * ux + dy * uy))), d, dx, dy)
+                   for d in LABEL_DISTANCES for dx, dy in LABEL_DIRECTIONS)
+    return [(d, dx, dy) for _, d, dx, dy in order]
+
+
+def label_align(dx, dy):
+    return ("left" if dx > 0.5 else "right" if dx < -0.5 else "center",
+            "bottom" if dy > 0.5 else "top" if dy < -0.5 else "center")
+
+
+def place_labels(ax, labels, renderer, inside=False):
+    """Greedy placement: each label (exits first) goes to the first candidate
+    place (label_candidates) where its box, in display coordinates, overlaps
+    no label placed before it and no exit (and, `inside`, stays within the
+    axes); where none is free, where it overlaps least. Labels moved beyond
+    LABEL_NEAR get a leader line. Returns the boxes of the labels drawn."""
+    import matplotlib.patheffects as pe
+    halo = [pe.withStroke(linewidth=3, foreground="white")]
+    pt = ax.figure.dpi / 72.0
+    to_display = ax.transData.transform
+    for lab in labels:
+        if lab.artist is not None:
+            lab.artist.remove()
+            lab.artist = None
+        if lab.size_px is None and lab.drawn:
+            t = ax.text(0, 0, lab.text, fontsize=lab.size, fontweight=lab.weight)
+            bb = t.get_window_extent(renderer)
+            lab.size_px = (bb.width, bb.height)
+            t.remove()
+    keep_clear = []  # the exits, as display boxes, and whose they are
+    for lab in labels:
+        if lab.extent is not None:
+            (a, b), (c, d) = to_display([lab.extent[:2], lab.extent[2:]])
+            keep_clear.append(((min(a, c) - 1, min(b, d) - 1, max(a, c) + 1, max(b, d) + 1), lab))
+
+    def overlap(box, boxes):
+        return sum(max(0.0, min(box[2], o[2]) - max(box[0], o[0])) * max(0.0, min(box[3], o[3]) - max(box[1], o[1]))
+                   for o in boxes)
+
+    frame = tuple(ax.get_window_extent(renderer).extents)
+    placed = []
+    for lab in labels:
+        if not lab.drawn:
+            continue
+        px, py = to_display(lab.anchor)
+        w, h = lab.size_px
+        others = [b for b, who in keep_clear if who is not lab]
+        best = None
+        for d, dx, dy in label_candidates(lab.outward):
+            ox, oy = px + d * pt * dx, py + d * pt * dy
+            ha, va = label_align(dx, dy)
+            x0 = ox if ha == "left" else ox - w if ha == "right" else ox - w / 2
+            y0 = oy if va == "bottom" else oy - h if va == "top" else oy - h / 2
+            box = (x0 - LABEL_HALO, y0 - LABEL_HALO, x0 + w + LABEL_HALO, y0 + h + LABEL_HALO)
+            cost = overlap(box, placed) + overlap(box, others)
+            if inside:  # the area outside the axes
+                cost += (box[2] - box[0]) * (box[3] - box[1]) - overlap(box, [frame])
+            if best is None or cost < best[0]:
+                best = (cost, d, dx, dy, ha, va, box)
+            if cost == 0:
+                break
+        _, d, dx, dy, ha, va, box = best
+        placed.append(box)
+        leader = dict(arrowprops=dict(arrowstyle="-", color=lab.colour, linewidth=0.7, shrinkA=1, shrinkB=1.5)) \
+            if d > LABEL_NEAR else {}
+        lab.artist = ax.annotate(lab.text, lab.anchor, xytext=(d * dx, d * dy), textcoords="offset points", ha=ha,
+                                 va=va, color=lab.colour, fontsize=lab.size, fontweight=lab.weight, zorder=9,
+                                 path_effects=halo, annotation_clip=False, **leader)
+        lab.artist.set_gid(f"label:{lab.kind}")
+    return placed
 
 
 def make_room(fig, axes_labels):
-    """Widen the limits of each map until its exit labels lie inside it, so that
-    they overlap neither the axis labels, the title nor the colour bar."""
-    for _ in range(4):
+    """Place each map's labels (place_labels), then widen its limits until the
+    labels lie inside it, so that they overlap neither the axis labels, the
+    title nor the colour bar; and again, since the wider limits moved the
+    places. An entry (ax, labels, True) keeps its limits (a zoomed panel)."""
+    for _ in range(6):
         fig.canvas.draw()
         renderer = fig.canvas.get_renderer()
         changed = False
-        for ax, texts in axes_labels:
-            if not texts:
+        for entry in axes_labels:
+            ax, labels = entry[0], entry[1]
+            if not labels:
+                continue
+            fixed = len(entry) > 2 and entry[2]
+            boxes = place_labels(ax, labels, renderer, inside=fixed)
+            if not boxes or fixed:
                 continue
             inv = ax.transData.inverted()
             x0, x1 = ax.get_xlim()
             y0, y1 = ax.get_ylim()
             pad = 0.01 * max(x1 - x0, y1 - y0)
             nx0, nx1, ny0, ny1 = x0, x1, y0, y1
-            for t in texts:
-                bb = t.get_window_extent(renderer)
-                (a, b), (c, d) = inv.transform([[bb.x0, bb.y0], [bb.x1, bb.y1]])
+            for bb in boxes:
+                (a, b), (c, d) = inv.transform([bb[:2], bb[2:]])
                 nx0, nx1 = min(nx0, a - pad), max(nx1, c + pad)
                 ny0, ny1 = min(ny0, b - pad), max(ny1, d + pad)
-            if (nx0, nx1, ny0, ny1) != (x0, x1, y0, y1):
+            # growth under a thousandth is rounding: stop there
+            if max(x0 - nx0, nx1 - x1, y0 - ny0, ny1 - y1) > 1e-3 * max(x1 - x0, y1 - y0):
                 ax.set_xlim(nx0, nx1)
                 ax.set_ylim(ny0, ny1)
                 changed = True
         if not changed:
-            break
+            return
+    fig.canvas.draw()  # the last widening moved the places under the labels
+    for entry in axes_labels:
+        if entry[1]:
+            place_labels(entry[0], entry[1], fig.canvas.get_renderer(), inside=len(entry) > 2 and entry[2])
 
 
 def drop_gaps(fig, axes_labels, rows):
@@ -593,9 +769,25 @@ def map_figsize(geom, extent=None, panels=1, colorbar=True):
 
 # ---- figures ------------------------------------------------------------------------------------
 
+def palette(plt):
+    """60 distinct colours: tab10's ten, then their light partners in tab20,
+    then tab20b and tab20c (a stadium's 11 lines or 28 exits repeat none)."""
+    tab20 = [plt.get_cmap("tab20")(k) for k in range(20)]
+    colours = tab20[0::2] + tab20[1::2]
+    for name in ("tab20b", "tab20c"):
+        colours += [plt.get_cmap(name)(k) for k in range(20)]
+    return colours
+
+
 def colour_of(names, plt):
-    cmap = plt.get_cmap("tab10")
-    return {n: cmap(k % 10) for k, n in enumerate(names)}
+    colours = palette(plt)
+    return {n: colours[k % len(colours)] for k, n in enumerate(names)}
+
+
+def legend_beside(ax, **kwargs):
+    """A legend right of the axes, where it covers no data."""
+    kwargs.setdefault("framealpha", 0.9)
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0, **kwargs)
 
 
 def fig_agents(ctx):
@@ -623,7 +815,7 @@ def fig_agents(ctx):
     ax.set_ylim(bottom=0, top=max(1.0, float(np.nanmax(n)) * 1.05 if np.isfinite(n).any() else 1.0))
     ax.set_xlim(left=min(0.0, float(np.nanmin(t))) if np.isfinite(t).any() else 0.0)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper right", framealpha=0.9)
+    legend_beside(ax)
     caption = ("Agents still in the simulation over time (metrics.csv, column agents)")
     marks = []
     if s.get("t95") is not None:
@@ -694,35 +886,58 @@ def fig_exits(ctx):
     if not series or not series[0]:
         return None
     names, t, counts, source = series
-    colours = colour_of(names, plt)
+
+    def total(name):
+        n = counts[name]
+        return float(n[np.isfinite(n)][-1]) if np.isfinite(n).any() else 0.0
+
+    # the busiest exits as curves; with many exits, the others as one grey band (their range): a
+    # stadium's 28 curves were spaghetti
+    ranked = sorted(names, key=lambda n: -total(n))
+    top = ranked if len(names) <= TOP_EXITS + 1 else ranked[:TOP_EXITS]
+    rest = [n for n in ranked if n not in top]
+    colours = colour_of(top, plt)
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 6.4), sharex=True)
     window = flow_window(ctx, t)
-    for name in names:
+    for name in top:
         n = counts[name]
-        last = n[np.isfinite(n)][-1] if np.isfinite(n).any() else 0
-        label = f"{name} ({last:.0f})"
+        label = f"{name} ({total(name):.0f})"
         if len(t) == 1:
             a1.plot(t, n, "o", color=colours[name], label=label)
         else:
             a1.step(t, n, where="post", color=colours[name], linewidth=1.6, label=label)
         tq, q = moving_flow(t, n, window, np)
         a2.plot(tq, q, color=colours[name], linewidth=1.6, label=name)
+    if rest:
+        grey = "#9a9a9a"
+        out = np.array([counts[n] for n in rest])
+        flows = [moving_flow(t, counts[n], window, np) for n in rest]
+        tq = flows[0][0]
+        q = np.array([np.interp(tq, tt, qq) if len(tt) else np.zeros_like(tq) for tt, qq in flows])
+        with warnings.catch_warnings():  # a time at which no exit has a count
+            warnings.simplefilter("ignore", RuntimeWarning)
+            a1.fill_between(t, np.nanmin(out, axis=0), np.nanmax(out, axis=0), step="post", color=grey, alpha=0.45,
+                            linewidth=0, label=f"{len(rest)} other exits, range ({sum(total(n) for n in rest):.0f})")
+        a2.fill_between(tq, q.min(axis=0), q.max(axis=0), color=grey, alpha=0.45, linewidth=0,
+                        label=f"{len(rest)} other exits, range")
     a1.set_ylabel("agents out (cumulative)")
     a1.set_title("Exits: agents out and flow")
     a1.set_ylim(bottom=0)
     a1.grid(True, alpha=0.3)
-    if len(names) <= 8:
-        a1.legend(title="exit (total)", loc="upper left", framealpha=0.9)
-    else:  # beside the plots, in columns of 16: inside, a stadium's 28 exits covered both panels
-        a1.legend(title="exit (total)", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7.5,
-                  ncol=(len(names) + 15) // 16, framealpha=0.9)
+    legend_beside(a1, title="exit (total)", fontsize=8)
     a2.set_ylabel(f"flow [1/s], {window:.3g} s average")
     a2.set_xlabel("time [s]")
     a2.set_ylim(bottom=0)
     a2.grid(True, alpha=0.3)
+    if rest:
+        legend_beside(a2, handles=a2.get_legend_handles_labels()[0][-1:], fontsize=8)
     caption = (f"Top: agents that have left through each exit, cumulative ({source}); the legend gives each "
                f"exit's total. Bottom: the flow through each exit in agents per second, averaged over a "
                f"centred window of {window:.3g} s.")
+    if rest:
+        caption += (f" The {len(top)} exits that let the most agents out are drawn as curves, in the same colours "
+                    f"in both panels; the grey band spans the other {len(rest)} exits, from the lowest to the "
+                    f"highest of them at each time (the exit table below gives each).")
     return fig, caption
 
 
@@ -747,7 +962,7 @@ def fig_areas(ctx):
     a1.set_title("Measurement areas")
     a1.set_ylim(bottom=0)
     a1.grid(True, alpha=0.3)
-    a1.legend(title="area", loc="upper right", framealpha=0.9)
+    legend_beside(a1, title="area", fontsize=8 if len(names) > 8 else None, ncol=(len(names) + 19) // 20)
     a2.set_ylabel("mean speed [m/s]")
     a2.set_xlabel("time [s]")
     a2.set_ylim(bottom=0)
@@ -782,10 +997,11 @@ def fig_lines(ctx):
     a1.set_title("Measurement lines")
     a1.set_ylim(bottom=0)
     a1.grid(True, alpha=0.3)
-    a1.legend(title="line", loc="upper left", framealpha=0.9)
+    legend_beside(a1, title="line", fontsize=8 if len(names) > 8 else None, ncol=(len(names) + 19) // 20)
     a2.set_ylabel("flow [1/s]")
     a2.set_xlabel("time [s]")
-    a2.legend(title=f"{window:.3g} s average", loc="upper right", framealpha=0.9)
+    legend_beside(a2, title=f"{window:.3g} s average", fontsize=8 if len(names) > 8 else None,
+                  ncol=(len(names) + 19) // 20)
     a2.set_ylim(bottom=0)
     a2.grid(True, alpha=0.3)
     return fig, ("Agents that crossed each measurement line, cumulative (top), and the flow across it in agents "
@@ -801,49 +1017,160 @@ def density_cmap(mpl, plt):
     return cmap
 
 
-def fig_map(ctx, which):
-    plt, np, mpl = ctx.plt, ctx.np, ctx.mpl
-    data = ctx.density_map if which == "density" else ctx.speed_map
-    if data is None:
-        return None
+def white_zero_cmap(mpl, plt, name, base_name):
+    """base_name's colours from white at 0 (never), transparent where nan."""
+    base = plt.get_cmap(base_name)
+    colours = ["#ffffff"] + [base(x) for x in (0.15, 0.35, 0.55, 0.75, 0.9, 1.0)]
+    cmap = mpl.colors.LinearSegmentedColormap.from_list(name, colours, N=256)
+    cmap.set_bad((0, 0, 0, 0))
+    return cmap
+
+
+# the maps: (file, title, colour bar label, colour map, the scale stops at the 99.5th percentile)
+MAPS = {
+    "density": ("maps/density.csv", "Density, averaged over time", "density [1/m²]", "density", True),
+    "speed": ("maps/speed.csv", "Speed, averaged over time", "speed [m/s]", "viridis", True),
+    "density_max": ("maps/density_max.csv", "Highest density", "density [1/m²]", "density", True),
+    # times: the highest is what an engineer looks for, so the scale never stops short of it
+    "time_above": ("maps/time_above.csv", "Time at or above the density threshold", "time [s]", "time", False),
+    "last_occupied": ("maps/last_occupied.csv", "When each place was cleared (RSET map)", "last occupied [s]",
+                      "cividis", False),
+}
+NEW_MAPS = ("density_max", "time_above", "last_occupied")  # not in the output of runs before them
+
+
+def map_axes(ctx, data):
+    """A figure with one map axes over the floor plan: (fig, ax, grid, extent, cell)."""
+    plt = ctx.plt
     grid, x0, y0, cell = data
     ny, nx = grid.shape
     extent = (x0, x0 + nx * cell, y0, y0 + ny * cell)
-    geom = ctx.geom
-    fig, ax = plt.subplots(figsize=map_figsize(geom, (extent[0], extent[2], extent[1], extent[3])))
-    draw_floor(ax, geom, mpl)
-    finite = grid[np.isfinite(grid)]
-    top = float(np.percentile(finite, 99.5)) if finite.size else 1.0
-    peak = float(finite.max()) if finite.size else 1.0
-    if not top > 0:
-        top = peak if peak > 0 else 1.0
-    if which == "density":
-        cmap, label, title = density_cmap(mpl, plt), "density [1/m²]", "Density, averaged over time"
-    else:
-        cmap = plt.get_cmap("viridis").copy()
-        cmap.set_bad((0, 0, 0, 0))
-        label, title = "speed [m/s]", "Speed, averaged over time"
-    im = ax.imshow(np.ma.masked_invalid(grid), origin="lower", extent=extent, cmap=cmap, vmin=0, vmax=top,
-                   interpolation="nearest", zorder=1)
-    labels = draw_geometry(ax, geom, mpl)
+    fig, ax = plt.subplots(figsize=map_figsize(ctx.geom, (extent[0], extent[2], extent[1], extent[3])))
+    draw_floor(ax, ctx.geom, ctx.mpl)
+    return fig, ax, grid, extent, cell
+
+
+def finish_map(ctx, fig, ax, extent, title):
+    labels = draw_geometry(ax, ctx.geom, ctx.mpl)
     ax.set_aspect("equal")
-    map_limits(ax, geom, (extent[0], extent[2], extent[1], extent[3]))
+    map_limits(ax, ctx.geom, (extent[0], extent[2], extent[1], extent[3]))
     ax.set_xlabel("x [m]")
     ax.set_ylabel("y [m]")
     ax.set_title(title)
+    return labels
+
+
+def fig_map(ctx, which):
+    plt, np, mpl = ctx.plt, ctx.np, ctx.mpl
+    data = ctx.maps.get(which)
+    if data is None:
+        return None
+    source, title, label, colours, clip = MAPS[which]
+    fig, ax, grid, extent, cell = map_axes(ctx, data)
+    geom = ctx.geom
+    finite = grid[np.isfinite(grid)]
+    peak = float(finite.max()) if finite.size else 1.0
+    top = float(np.percentile(finite, 99.5)) if finite.size and clip else peak
+    if not top > 0:
+        top = peak if peak > 0 else 1.0
+    if colours == "density":
+        cmap = density_cmap(mpl, plt)
+    elif colours == "time":
+        cmap = white_zero_cmap(mpl, plt, "time0white", "YlGnBu")
+    else:
+        cmap = plt.get_cmap(colours).copy()
+        cmap.set_bad((0, 0, 0, 0))
+    if which == "time_above":
+        title = f"Time at or above {ctx.threshold:g} persons/m²"
+    im = ax.imshow(np.ma.masked_invalid(grid), origin="lower", extent=extent, cmap=cmap, vmin=0, vmax=top,
+                   interpolation="nearest", zorder=1)
+    labels = finish_map(ctx, fig, ax, extent, title)
     from mpl_toolkits.axes_grid1 import make_axes_locatable
     cax = make_axes_locatable(ax).append_axes("right", size="3.5%", pad=0.12)
     cb = fig.colorbar(im, cax=cax, extend="max" if peak > top * 1.0001 else "neither")
     cb.set_label(label)
     make_room(fig, [(ax, labels)])
-    what = ("the time-averaged number of agents per square metre in each cell" if which == "density"
-            else "the mean speed of the agents that were in each cell")
-    caption = (f"{what.capitalize()} ({cell:g} m cells, maps/{which}.csv)")
+    what = {"density": "the time-averaged number of agents per square metre in each cell",
+            "speed": "the mean speed of the agents that were in each cell",
+            "density_max": "the highest density in each cell in any one map sample, agents per square metre",
+            "time_above": f"the seconds during which each cell's density was at or above {ctx.threshold:g} "
+                          f"persons/m²",
+            "last_occupied": "when each place was cleared, the required safe egress time place by place: the "
+                             "time of the last map sample in which the cell held an agent"}[which]
+    caption = f"{what[:1].upper()}{what[1:]} ({cell:g} m cells, {source}"
+    caption += f"; the threshold: {ctx.threshold_note}); white: never" if which == "time_above" else ")"
     if not finite.size:
         caption += "; every cell is empty (no agent was measured)"
     elif peak > top * 1.0001:
         caption += f"; the colour scale stops at {top:.3g} (99.5th percentile), the highest cell is {peak:.3g}"
+    elif which == "time_above":
+        caption += f"; the longest is {peak:.1f} s"
+    elif which == "last_occupied":
+        j, i = np.unravel_index(np.nanargmax(grid), grid.shape)
+        caption += (f"; the last cell cleared, at {peak:.1f} s, is the one around ({data[1] + (i + 0.5) * cell:.0f}, "
+                    f"{data[2] + (j + 0.5) * cell:.0f}) m")
     caption += ". " + geometry_legend(geom, empty_cells=True)
+    return fig, caption
+
+
+def los_levels(grid, np):
+    """Fruin's level of service (0 = A ... 5 = F) of each cell with a finite
+    density above 0, -1 elsewhere: A up to 0.31 persons/m², B up to 0.43, ...
+    E up to 2.17 (each upper bound included), F above."""
+    occupied = np.isfinite(grid) & (np.nan_to_num(grid, nan=0.0) > 0)
+    level = np.digitize(np.where(occupied, grid, 0.0), LOS_BOUNDS, right=True)
+    return np.where(occupied, level, -1)
+
+
+def los_table(ctx):
+    """[(level, band, cells, share of the occupied cells in %, area m²)] of the density_max map, or None."""
+    data = ctx.maps.get("density_max")
+    if data is None:
+        return None
+    np = ctx.np
+    level = los_levels(data[0], np)
+    occupied = int((level >= 0).sum())
+    rows = []
+    for k, name in enumerate(LOS_NAMES):
+        n = int((level == k).sum())
+        lo = LOS_BOUNDS[k - 1] if k else None
+        hi = LOS_BOUNDS[k] if k < len(LOS_BOUNDS) else None
+        band = (f"≤ {hi:g}" if lo is None else f"> {lo:g}" if hi is None else f"{lo:g} – {hi:g}")
+        rows.append((name, band, n, 100.0 * n / occupied if occupied else None, n * data[3] ** 2))
+    return rows
+
+
+def fig_los(ctx):
+    np, mpl = ctx.np, ctx.mpl
+    data = ctx.maps.get("density_max")
+    if data is None:
+        return None
+    fig, ax, grid, extent, cell = map_axes(ctx, data)
+    level = los_levels(grid, np)
+    cmap = mpl.colors.ListedColormap(LOS_COLOURS)
+    cmap.set_bad((0, 0, 0, 0))
+    ax.imshow(np.ma.masked_less(level, 0), origin="lower", extent=extent, cmap=cmap, vmin=-0.5, vmax=5.5,
+              interpolation="nearest", zorder=1)
+    labels = finish_map(ctx, fig, ax, extent, "Level of service (Fruin, walkways), the worst each cell reached")
+    from matplotlib.patches import Patch
+    table = los_table(ctx)
+    handles = [Patch(facecolor=c, edgecolor="#555555", linewidth=0.5,
+                     label=f"{name}  {band}" + (f"  ({share:.1f} %)" if share is not None else ""))
+               for c, (name, band, _, share, _) in zip(LOS_COLOURS, table)]
+    legend_beside(ax, handles=handles, title="LOS: persons/m²\n(share of cells)", fontsize=8.5)
+    make_room(fig, [(ax, labels)])
+    caption = (f"Fruin's level of service for walkways in each cell at its worst: the band of the highest density "
+               f"the cell reached in one map sample ({cell:g} m cells, maps/density_max.csv): A up to 0.31 "
+               f"persons/m², B 0.31–0.43, C 0.43–0.72, D 0.72–1.08, E 1.08–2.17, F above 2.17 (each upper bound "
+               f"belongs to its band). The legend and the table below give the share of the cells any agent "
+               f"entered at each level. " + geometry_legend(ctx.geom, empty_cells=True))
+    if not (level >= 0).any():
+        caption += " Every cell is empty (no agent was measured)."
+    one = 1.0 / cell ** 2
+    if one > LOS_BOUNDS[0]:  # the map cannot show the levels below one agent in a cell
+        caption += (f" One agent alone in a {cell:g} m cell is {one:.3g} persons/m², level "
+                    f"{LOS_NAMES[int(los_levels(np.array([one]), np)[0])]}: lower levels need larger cells "
+                    f"(measurement.maps.cell).")
     return fig, caption
 
 
@@ -892,11 +1219,158 @@ def frame_panel(ax, ctx, geom, mpl, extent, frame):
 
 
 def fig_snapshot(ctx):
+    """The agents at the peak of congestion of an evacuation (whole plan and a
+    zoom on the busiest exit); other runs: mid-run and the last frame."""
+    if not ctx.frames:
+        return None
+    target = busiest_exit(ctx)
+    return snapshot_peak(ctx, *target) if target else snapshot_mid_last(ctx)
+
+
+def busiest_exit(ctx):
+    """(name, agents out) of the exit that let the most agents out, of those on the plan; None without."""
+    counts, _ = exit_counts(ctx)
+    best = None
+    for name, n in counts.items():
+        if n and name in ctx.geom.exits and (best is None or n > best[1]):
+            best = (name, n)
+    return best
+
+
+def peak_frame(ctx, pts):
+    """(frame index, agents within PEAK_RADIUS of the exit `pts` then, True) of
+    the frame with the most such agents (the earliest of equals); when no agent
+    ever came so close, (the frame with the most agents after the first, 0,
+    False). Long runs are searched every few frames, then around the best."""
+    np, frames = ctx.np, ctx.frames
+    near, size = {}, {}
+
+    def measure(k):
+        x, y, _, _ = read_frame(frames[k][2], np)
+        near[k] = int((distance_to_shape(x, y, pts, np) <= PEAK_RADIUS).sum())
+        size[k] = len(x)
+
+    stride = max(1, math.ceil(len(frames) / 150))
+    for k in range(0, len(frames), stride):
+        measure(k)
+    best = max(near, key=lambda k: (near[k], -k))
+    if stride > 1:
+        for k in range(max(0, best - stride + 1), min(len(frames), best + stride)):
+            if k not in near:
+                measure(k)
+        best = max(near, key=lambda k: (near[k], -k))
+    if near[best] > 0:
+        return best, near[best], True
+    later = [k for k in size if k > 0] or list(size)
+    return max(later, key=lambda k: (size[k], -k)), 0, False
+
+
+def draw_agents(ax, np, x, y, speed, r, cmap, norm, dots_px=None):
+    """Circles of the agents' radius coloured by speed, or dots of dots_px pixels
+    (a plan so large that the circles would be under a pixel)."""
+    from matplotlib.collections import EllipseCollection
+    if not len(x):
+        ax.text(0.5, 0.5, "no agents", transform=ax.transAxes, ha="center", va="center", fontsize=12,
+                color="#555555")
+    elif len(x) > MANY_AGENTS:  # dots of a pixel and a half: a crowd shows as a mass, not as nothing
+        ax.scatter(x, y, c=speed, cmap=cmap, norm=norm, s=(1.5 * 72 / ax.figure.dpi) ** 2, linewidths=0, zorder=2)
+    elif dots_px:
+        ax.scatter(x, y, c=speed, cmap=cmap, norm=norm, s=(dots_px * 72 / ax.figure.dpi) ** 2, linewidths=0,
+                   zorder=2)
+    else:
+        coll = EllipseCollection(2 * r, 2 * r, np.zeros_like(r), units="xy", offsets=np.column_stack([x, y]),
+                                 offset_transform=ax.transData, cmap=cmap, norm=norm, linewidths=0.3,
+                                 edgecolors="#333333", zorder=2)
+        coll.set_array(speed)
+        ax.add_collection(coll)
+
+
+def snapshot_peak(ctx, name, out):
+    plt, np, mpl = ctx.plt, ctx.np, ctx.mpl
+    from matplotlib.patches import Rectangle
+    frames, geom = ctx.frames, ctx.geom
+    pts = geom.exits[name]
+    k, near, found = peak_frame(ctx, pts)
+    x, y, speed, r = read_frame(frames[k][2], np)
+    # the zoom: a square around the exit, drawn halfway towards the agents near it (inside)
+    cx, cy = centroid(pts)
+    close = distance_to_shape(x, y, pts, np) <= ZOOM / 2
+    if close.any():
+        cx, cy = cx + 0.5 * (float(x[close].mean()) - cx), cy + 0.5 * (float(y[close].mean()) - cy)
+    extent = None
+    if geom.bounds() is None and len(x):
+        extent = (float(x.min()), float(y.min()), float(x.max()), float(y.max()))
+    b = geom.bounds() or extent or (cx - ZOOM / 2, cy - ZOOM / 2, cx + ZOOM / 2, cy + ZOOM / 2)
+    # within the plan (and 2 m beyond, to see the door), or on its middle where it is smaller
+    cx = min(max(cx, b[0] - 2 + ZOOM / 2), b[2] + 2 - ZOOM / 2) if b[2] - b[0] + 4 > ZOOM else (b[0] + b[2]) / 2
+    cy = min(max(cy, b[1] - 2 + ZOOM / 2), b[3] + 2 - ZOOM / 2) if b[3] - b[1] + 4 > ZOOM else (b[1] + b[3]) / 2
+    view = (cx - ZOOM / 2, cy - ZOOM / 2, cx + ZOOM / 2, cy + ZOOM / 2)
+    ratio = min(max((b[2] - b[0]) / max(b[3] - b[1], 1e-9), 0.4), 4.0)
+    # a plan not much larger than the zoom shows the agents at their radius already: one panel
+    single = max(b[2] - b[0], b[3] - b[1]) <= 2 * ZOOM
+    width = 12.5
+    panel_h = min((width - 1.8) / (ratio + (0 if single else 1)), 7.0)
+    fig = plt.figure(figsize=(width, panel_h + 1.0), layout="constrained")
+    if single:
+        whole, zoom = fig.add_subplot(), None
+    else:
+        grid = fig.add_gridspec(1, 2, width_ratios=[ratio, 1])
+        whole, zoom = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
+    vmax = float(np.nanmax(speed)) if len(speed) and np.isfinite(speed).any() else 0.0
+    norm = mpl.colors.Normalize(vmin=0, vmax=vmax if vmax > 0 else 1.0)
+    cmap = plt.get_cmap("viridis")
+    # agents narrower than a few pixels show no colour: dots of that size instead
+    px_per_m = fig.dpi * (width - 1.8) * ratio / (ratio + (0 if single else 1)) / (1.06 * (b[2] - b[0]) or 1.0)
+    dots = len(r) > 0 and 2 * float(np.median(r)) * px_per_m < 3.0
+    draw_floor(whole, geom, mpl)
+    draw_agents(whole, np, x, y, speed, r, cmap, norm, dots_px=3.0 if dots else None)
+    labels, when = frame_panel(whole, ctx, geom, mpl, extent, frames[k])
+    whole.set_title(f"peak congestion: {when}, {len(x)} agents")
+    source = "trajectory.h5" if isinstance(frames[k][2], tuple) else "trajectory/"
+    if found:
+        caption = (f"The agents at the peak of congestion ({source}): {when}, the frame in which the most agents, "
+                   f"{near}, were within {PEAK_RADIUS:g} m of the busiest exit, {name} ({out:.0f} agents out "
+                   f"through it), coloured by speed.")
+    else:
+        caption = (f"The agents when the most were in the simulation after the first frame ({source}): {when} "
+                   f"(no agent came within {PEAK_RADIUS:g} m of the busiest exit, {name}), coloured by speed.")
+    drawn_as = (f"dots (more than {MANY_AGENTS} agents)" if len(x) > MANY_AGENTS
+                else "dots (at this scale their circles would be under a pixel)" if dots
+                else "circles of their radius")
+    if single:
+        whole.set_xlabel("x [m]")
+        whole.set_ylabel("y [m]")
+        cb = fig.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), ax=whole, shrink=0.85, pad=0.02)
+        cb.set_label("speed [m/s]")
+        make_room(fig, [(whole, labels)])
+        return fig, caption + (f" The whole plan, {len(x)} agents drawn as {drawn_as} (the plan is not much larger "
+                               f"than {ZOOM:g} m: no zoom).")
+    whole.add_patch(Rectangle(view[:2], ZOOM, ZOOM, fill=False, edgecolor="black", linestyle="--", linewidth=1.2,
+                              zorder=8))
+    draw_floor(zoom, geom, mpl)
+    inside = (x > view[0] - 2) & (x < view[2] + 2) & (y > view[1] - 2) & (y < view[3] + 2)
+    draw_agents(zoom, np, x[inside], y[inside], speed[inside], r[inside], cmap, norm)
+    zoom_labels = draw_geometry(zoom, geom, mpl, measurement=False, view=view)
+    zoom.set_aspect("equal")
+    zoom.set_xlim(view[0], view[2])
+    zoom.set_ylim(view[1], view[3])
+    zoom.set_title(f"{name}, {ZOOM:g} m across: {near} within {PEAK_RADIUS:g} m" if found
+                   else f"{name}, {ZOOM:g} m across")
+    for ax in (whole, zoom):
+        ax.set_xlabel("x [m]")
+    whole.set_ylabel("y [m]")
+    cb = fig.colorbar(mpl.cm.ScalarMappable(norm=norm, cmap=cmap), ax=[whole, zoom], shrink=0.85, pad=0.02)
+    cb.set_label("speed [m/s]")
+    make_room(fig, [(whole, labels), (zoom, zoom_labels, True)])
+    caption += (f" Left: the whole plan, {len(x)} agents drawn as {drawn_as}; the dashed square is the right "
+                f"panel. Right: {ZOOM:g} m around {name}, the agents as circles of their true radius.")
+    return fig, caption
+
+
+def snapshot_mid_last(ctx):
     plt, np, mpl = ctx.plt, ctx.np, ctx.mpl
     from matplotlib.collections import EllipseCollection
     frames = ctx.frames
-    if not frames:
-        return None
     loaded = {}
 
     def load(k):
@@ -1035,15 +1509,14 @@ def fig_formations(ctx):
     a1.set_title("Formations: RMS error and broken agents")
     a1.set_ylim(bottom=0)
     a1.grid(True, alpha=0.3)
-    a1.legend(title="formation" if few else None, loc="best", framealpha=0.9)
+    legend_beside(a1, title="formation" if few else None)
     a2.set_ylabel("broken agents")
     a2.set_xlabel("time [s]")
     a2.set_ylim(bottom=0, top=max(1.0, float(np.nanmax(total)) * 1.05 if total.size else 1.0))
     a2.yaxis.set_major_locator(ctx.mpl.ticker.MaxNLocator(integer=True))
     a2.grid(True, alpha=0.3)
     if n > 1:
-        a2.legend(loc="best", framealpha=0.9, fontsize=8 if few and n > 4 else None,
-                  ncol=2 if few and n > 4 else 1)
+        legend_beside(a2, fontsize=8 if few and n > 4 else None, ncol=2 if few and n > 4 else 1)
     what = ("each formation's" if few else f"each of the {n} formations' (thin lines; bold: their mean)")
     caption = (f"Top: {what} RMS error, the root mean square distance of its agents to their places in the "
                f"formation (their Short Range Destinations). Bottom: agents whose formation is dropped (broken)")
@@ -1223,7 +1696,7 @@ def fig_travel(ctx):
             mean = float(np.mean(values))
             ax.axvline(med, color="black", linestyle="--", linewidth=1.2, label=f"median {med:.1f} {unit}")
             ax.axvline(mean, color="black", linestyle=":", linewidth=1.2, label=f"mean {mean:.1f} {unit}")
-            ax.legend(loc="upper right", framealpha=0.9)
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, framealpha=0.9)  # off the bars
         else:
             ax.text(0.5, 0.5, "no values", transform=ax.transAxes, ha="center", va="center")
         ax.set_xlabel(f"{what} [{unit}]")
@@ -1233,6 +1706,51 @@ def fig_travel(ctx):
     fig.tight_layout()
     return fig, (f"Travel time (from entering the simulation to leaving it) and distance walked of the "
                  f"{len(rows)} agents that left (evacuated.csv).")
+
+
+def premovement(ctx):
+    """(release times of the agents that left, None) or (None, why there is no histogram)."""
+    ev = ctx.evacuated
+    if not ev or not ev[1]:
+        return None, None  # travel.png says so already
+    if "release" not in ev[0]:
+        return None, "evacuated.csv has no release column (a run made before throng wrote it)"
+    np = ctx.np
+    release = np.array([r.get("release", math.nan) for r in ev[1]])
+    release = release[np.isfinite(release)]
+    if not release.size:
+        return None, "evacuated.csv has no release times"
+    if not (release > 0).any():
+        return None, ("every agent started to move at 0 s (evacuated.csv, release): the run modelled no "
+                      "pre-movement time")
+    return release, None
+
+
+def fig_premovement(ctx):
+    plt, np = ctx.plt, ctx.np
+    release, _ = premovement(ctx)
+    if release is None:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4))
+    bins = min(40, max(5, int(math.sqrt(release.size)) * 2))
+    ax.hist(release, bins=bins, color="#9467bd", alpha=0.85, edgecolor="white", linewidth=0.5)
+    med, mean = float(np.median(release)), float(np.mean(release))
+    q95 = float(np.percentile(release, 95))
+    ax.axvline(med, color="black", linestyle="--", linewidth=1.2, label=f"median {med:.1f} s")
+    ax.axvline(mean, color="black", linestyle=":", linewidth=1.2, label=f"mean {mean:.1f} s")
+    ax.axvline(q95, color="#d62728", linestyle="-.", linewidth=1.2, label=f"95th percentile {q95:.1f} s")
+    legend_beside(ax)
+    ax.set_xlabel("pre-movement time: start of movement [s]")
+    ax.set_ylabel("agents")
+    ax.set_title("Pre-movement time")
+    ax.set_xlim(left=0)
+    ax.grid(True, axis="y", alpha=0.3)
+    zero = int((release <= 0).sum())
+    caption = (f"When each of the {release.size} agents that left started to move, the end of its pre-movement "
+               f"time (evacuated.csv, column release; agents that did not leave are not in the file)")
+    if zero:
+        caption += f"; {zero} of them started at once (0 s)"
+    return fig, caption + "."
 
 
 # ---- the page -----------------------------------------------------------------------------------
@@ -1307,16 +1825,23 @@ def exit_table(ctx):
     of the leavings), specific flow per metre of width, the SFPE and Green Guide times beside the
     simulated one, and whether the steady stream lies outside the empirical band."""
     s = ctx.summary or {}
-    widths = s.get("exit_widths") or (ctx.geom and getattr(ctx.geom, "exit_widths", None)) or {}
+    widths = s.get("exit_widths") if isinstance(s.get("exit_widths"), dict) else {}
+    widths = {**ctx.geom.exit_widths, **widths}
     rows_ev = ctx.evacuated[1] if ctx.evacuated else []
     counts, _ = exit_counts(ctx)
     names = list(counts) if counts else sorted({r.get("exit") for r in rows_ev if r.get("exit")})
+    congested = exit_congestion(ctx)
     table = []
     for name in names:
         t = sorted(r["time"] for r in rows_ev if r.get("exit") == name and math.isfinite(r.get("time", math.nan)))
         n = len(t)
         w = number(widths.get(name))
-        row = {"exit": name, "people": n, "width": w, "first": t[0] if t else None, "last": t[-1] if t else None}
+        # a run that does not give the width (an older one): the exit's shape does
+        shaped = w is None and name in ctx.geom.exits
+        if shaped:
+            w = shape_width(ctx.geom.exits[name])
+        row = {"exit": name, "people": n, "width": w, "width_from_shape": shaped, "first": t[0] if t else None,
+               "last": t[-1] if t else None, "congested": congested.get(name)}
         row["active"] = (t[-1] - t[0]) if n >= 2 else None
         row["flow"] = (n - 1) / row["active"] if row["active"] else None
         steady, span = None, None
@@ -1342,6 +1867,34 @@ def exit_table(ctx):
                 row["flag"] = "below the band: not saturated, or held up upstream"
         table.append(row)
     return table
+
+
+def exit_congestion(ctx):
+    """{exit: the longest time above the density threshold [s] of the map cells
+    whose centre lies within QUEUE_RADIUS of the exit (its segment or polygon)}
+    from maps/time_above.csv: how long a queue stood there. Empty without the map."""
+    data = ctx.maps.get("time_above")
+    if data is None:
+        return {}
+    np = ctx.np
+    grid, x0, y0, cell = data
+    ny, nx = grid.shape
+    out = {}
+    for name, pts in ctx.geom.exits.items():
+        xs, ys = zip(*pts)
+        # only the cells of the exit's box widened by the radius: a large map has millions
+        i0, i1 = (max(0, int(math.floor((v - x0) / cell))) for v in (min(xs) - QUEUE_RADIUS, max(xs) + QUEUE_RADIUS))
+        j0, j1 = (max(0, int(math.floor((v - y0) / cell))) for v in (min(ys) - QUEUE_RADIUS, max(ys) + QUEUE_RADIUS))
+        i1, j1 = min(nx - 1, i1), min(ny - 1, j1)
+        if i1 < i0 or j1 < j0:
+            continue
+        cx, cy = np.meshgrid(x0 + (np.arange(i0, i1 + 1) + 0.5) * cell, y0 + (np.arange(j0, j1 + 1) + 0.5) * cell)
+        near = distance_to_shape(cx, cy, pts, np) <= QUEUE_RADIUS
+        if near.any():
+            values = grid[j0:j1 + 1, i0:i1 + 1][near]
+            # a cell no agent entered (nan) spent no time above the threshold
+            out[name] = float(np.nanmax(values)) if np.isfinite(values).any() else 0.0
+    return out
 
 
 def first_floors(ctx, np):
@@ -1399,7 +1952,7 @@ def floor_table(ctx, np):
 
 def write_exit_table_csv(table, path):
     keys = ("exit", "people", "width", "first", "last", "active", "flow", "steady_flow", "specific", "sfpe",
-            "green_guide", "sustained", "flag")
+            "green_guide", "congested", "sustained", "flag")
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
         w.writerow(keys)
@@ -1442,10 +1995,13 @@ def write_page(ctx, drawn, failed, path):
     out = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
            f"<title>throng report: {e(str(scenario))}</title>", f"<style>{PAGE_STYLE}</style>", "</head>",
            "<body>", f"<h1>{e(str(scenario))}</h1>"]
-    sub = [f"Report of <code>{e(os.path.abspath(ctx.inp.dir))}</code>"]
+    # the directory's name, not where it lies: the page is passed on
+    sub = [f"Report of <code>{e(os.path.basename(os.path.normpath(os.path.abspath(ctx.inp.dir))))}</code>"]
     if state:
         sub.append(f"run state: <strong>{e(str(state))}</strong>")
     scen_file = (ctx.run_json or {}).get("scenario_file")
+    if scen_file and os.path.isabs(str(scen_file)):  # where it lies is not the reader's business either
+        scen_file = os.path.basename(str(scen_file))
     if scen_file:
         sub.append(f"scenario file <code>{e(str(scen_file))}</code>")
     out.append(f'<p class="muted">{"; ".join(sub)}.</p>')
@@ -1478,27 +2034,44 @@ def write_page(ctx, drawn, failed, path):
     out.append("<h2>Exits</h2>")
     table = ctx.exit_table or []
     if table and any(r["people"] for r in table):
-        out.append("<table><tr><th>exit</th><th>width [m]</th><th>people out</th><th>first / last out [s]</th>"
-                   "<th>active [s]</th><th>flow [p/s]</th><th>steady flow [p/s]</th><th>specific flow "
-                   "[p/(m s)]</th><th>hydraulic SFPE / Green Guide [s]</th><th></th></tr>")
+        queue = ctx.maps.get("time_above") is not None
+        out.append('<table class="exits"><tr><th>exit</th><th>width [m]</th><th>people out</th>'
+                   '<th>first / last out [s]</th><th>active [s]</th><th>flow [p/s]</th><th>steady flow [p/s]</th>'
+                   '<th>specific flow [p/(m s)]</th><th>hydraulic SFPE / Green Guide [s]</th>'
+                   '<th>congested [s]</th><th></th></tr>')
         for r in table:
             fl = f'<strong>{e(r["flag"])}</strong>' if r["flag"] else ""
             out.append(
-                f'<tr><td>{e(r["exit"])}</td><td class="num">{e(fmt(r["width"], "", 2))}</td>'
+                f'<tr><td>{e(r["exit"])}</td><td class="num">{e(fmt(r["width"], "", 2))}'
+                f'{" †" if r["width_from_shape"] else ""}</td>'
                 f'<td class="num">{e(fmt(float(r["people"])))}</td>'
                 f'<td class="num">{e(fmt(r["first"]))} / {e(fmt(r["last"]))}</td>'
                 f'<td class="num">{e(fmt(r["active"]))}</td><td class="num">{e(fmt(r["flow"], "", 2))}</td>'
                 f'<td class="num">{e(fmt(r["steady_flow"], "", 2))}</td>'
                 f'<td class="num">{e(fmt(r["specific"], "", 2))}</td>'
-                f'<td class="num">{e(fmt(r["sfpe"]))} / {e(fmt(r["green_guide"]))}</td><td>{fl}</td></tr>')
+                f'<td class="num">{e(fmt(r["sfpe"]))} / {e(fmt(r["green_guide"]))}</td>'
+                f'<td class="num">{e(fmt(r["congested"]))}</td><td>{fl}</td></tr>')
         out.append("</table>")
         worst = [r for r in table if r["sfpe"] is not None]
         hyd = max((r["sfpe"] for r in worst), default=None)
+        shaped = ("† width from the exit's shape on the plan (geometry.json): the length of its segment, or of a "
+                  "polygon's longest edge, since the run does not give it. " if any(r["width_from_shape"]
+                                                                                  for r in table) else "")
+        if queue:
+            congestion = (f"Congested: the longest time any map cell whose centre lies within {QUEUE_RADIUS:g} m "
+                          f"of the exit (its segment or polygon) spent at or above {ctx.threshold:g} persons/m² "
+                          f"({ctx.threshold_note}; maps/time_above.csv): how long a queue stood there. ")
+        else:
+            congestion = ("Congested: not known, the run did not write maps/time_above.csv (runs made before "
+                          "throng wrote it). ")
         out.append(
-            f'<p class="muted">Steady flow: over the 10–90 % of an exit\'s leavings; specific flow: steady flow per '
-            f'metre of the exit\'s width (<code>exits[].width</code>). Hydraulic estimate: first out + people / '
+            f'<p class="muted">Width: <code>exits[].width</code> as the run gives it (summary.json, geometry.json). '
+            f'{e(shaped)}First / last out: the first and last agent through the exit (evacuated.csv); flow: '
+            f'(people − 1) / (last − first). Steady flow: over the 10–90 % of an exit\'s leavings; specific flow: '
+            f'steady flow per metre of width. Hydraulic estimate: first out + people / '
             f'(flow × width): SFPE {SFPE_FLOW} p/(m s) through the width less {SFPE_BOUNDARY} m per side, Green '
-            f'Guide {GREEN_GUIDE_FLOW:.2f} p/(m s) (82 per metre and minute) through the clear width. Flagged: '
+            f'Guide {GREEN_GUIDE_FLOW:.2f} p/(m s) (82 per metre and minute) through the clear width. '
+            f'{e(congestion)}Flagged: '
             f'exits with a sustained stream (at least {SUSTAINED[0]} people over {SUSTAINED[1]:g} s) whose '
             f'specific flow lies outside {BAND[0]}–{BAND[1]} p/(m s), what people achieve through saturated '
             f'exits. Slowest exit by the SFPE estimate: {e(fmt(hyd, "s"))} against the simulated evacuation time '
@@ -1536,6 +2109,8 @@ def write_page(ctx, drawn, failed, path):
         out.append(f'<a href="{e(name)}"><img src="{e(name)}" alt="{e(ALT.get(name, name))}"></a>')
         out.append(f"<figcaption><strong>{e(name)}</strong>: {e(caption)}</figcaption>")
         out.append("</figure>")
+        if name == "los.png":
+            out += los_html(ctx)
 
     out.append("<h2>Missing or unreadable inputs</h2>")
     notes = []
@@ -1558,6 +2133,23 @@ def write_page(ctx, drawn, failed, path):
         f.write("\n".join(out) + "\n")
 
 
+def los_html(ctx):
+    """The table of the share of occupied cells at each level of service."""
+    e = html.escape
+    rows = los_table(ctx) or []
+    total = sum(r[2] for r in rows)
+    out = ['<table class="los"><tr><th>LOS</th><th>highest density [persons/m²]</th><th>cells</th>'
+           '<th>area [m²]</th><th>share of occupied cells</th></tr>']
+    for name, band, n, share, area in rows:
+        out.append(f'<tr><td>{e(name)}</td><td>{e(band)}</td><td class="num">{n}</td>'
+                   f'<td class="num">{e(fmt(area, "", 0))}</td>'
+                   f'<td class="num">{"—" if share is None else f"{share:.1f} %"}</td></tr>')
+    out.append(f'<tr><th>occupied</th><td></td><td class="num">{total}</td>'
+               f'<td class="num">{e(fmt(sum(r[4] for r in rows), "", 0))}</td>'
+               f'<td class="num">{"100.0 %" if total else "—"}</td></tr></table>')
+    return out
+
+
 ALT = {
     "agents.png": "agents remaining over time",
     "exits.png": "agents out and flow per exit over time",
@@ -1565,8 +2157,13 @@ ALT = {
     "lines.png": "crossings and flow of the measurement lines over time",
     "density.png": "map of the time-averaged density",
     "speed.png": "map of the time-averaged speed",
-    "snapshot.png": "the agents coloured by speed",
+    "density_max.png": "map of the highest density of each cell",
+    "los.png": "map of Fruin's level of service, A to F, of each cell at its worst",
+    "time_above.png": "map of the time each cell spent at or above the density threshold",
+    "rset.png": "map of the time each place was last occupied",
+    "snapshot.png": "the agents coloured by speed at the peak of congestion, and a zoom on the busiest exit",
     "travel.png": "histograms of travel time and distance",
+    "premovement.png": "histogram of the pre-movement times",
     "formations.png": "RMS error and broken agents of the formations over time",
     "formation_snapshots.png": "the agents coloured by group at four moments of the formations",
 }
@@ -1574,7 +2171,7 @@ ALT = {
 NEEDED_FOR = {
     "metrics.csv": "agents.png",
     "exits.csv": "exits.png",
-    "evacuated.csv": "travel.png",
+    "evacuated.csv": "travel.png, premovement.png and the exit table",
     "areas.csv": "areas.png",
     "lines.csv": "lines.png",
     "maps/density.csv": "density.png",
@@ -1596,6 +2193,30 @@ def needed_for(name, formations=False):
 
 
 # ---- main ---------------------------------------------------------------------------------------
+
+def record_layout(fig):
+    """Where the figure's labels, curves and legends lie, in pixels (layout.json, for the tests):
+    per axes its box, the boxes of the labels place_labels wrote (the text alone, without the
+    leader line), the colours of the curves with a legend entry, and the legend's box."""
+    from matplotlib.colors import to_hex
+    from matplotlib.text import Text
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = lambda b: [round(float(v), 2) for v in (b.x0, b.y0, b.x1, b.y1)]  # noqa: E731
+    out = []
+    for ax in fig.axes:
+        labels = [{"kind": t.get_gid()[6:], "text": t.get_text(), "box": box(Text.get_window_extent(t, renderer))}
+                  for t in ax.texts if (t.get_gid() or "").startswith("label:")]
+        curves = [{"label": ln.get_label(), "colour": to_hex(ln.get_color())} for ln in ax.get_lines()
+                  if not ln.get_label().startswith("_")]
+        curves += [{"label": c.get_label(), "colour": to_hex(c.get_facecolor()[0])} for c in ax.collections
+                   if not c.get_label().startswith("_") and len(c.get_facecolor())]
+        leg = ax.get_legend()
+        out.append({"title": ax.get_title(), "box": box(ax.get_window_extent(renderer)),
+                    "xlim": list(ax.get_xlim()), "ylim": list(ax.get_ylim()), "labels": labels, "curves": curves,
+                    "legend": box(leg.get_window_extent(renderer)) if leg else None})
+    return out
+
 
 class Context:
     pass
@@ -1646,10 +2267,21 @@ def main(argv):
                             text_columns=("exit",))
     ctx.areas = inp.csv("areas.csv", required=("time", "area", "density", "mean_speed"), text_columns=("area",))
     ctx.lines = inp.csv("lines.csv", required=("time", "line", "crossings", "flow"), text_columns=("line",))
-    ctx.density_map = read_map(inp, "maps/density.csv", np)
-    ctx.speed_map = read_map(inp, "maps/speed.csv", np)
+    ctx.maps, not_drawn = {}, {}
+    for key in ("density", "speed"):
+        ctx.maps[key] = read_map(inp, MAPS[key][0], np)
+    for key in NEW_MAPS:
+        ctx.maps[key], not_drawn[key] = read_new_map(inp, MAPS[key][0], np)
+    ctx.threshold, given = map_threshold(ctx.run_json)
+    ctx.threshold_note = ("measurement.maps.threshold in run.json" if given else
+                          f"run.json does not give measurement.maps.threshold: the default, "
+                          f"{DEFAULT_THRESHOLD:g} persons/m², is assumed")
     ctx.geom = Geometry(inp.json("geometry.json"))
     ctx.frames = trajectory_frames(inp)
+    # frames after the last step hold only the rows of the last leavers (trajectory.h5), nobody present
+    last_step = number((ctx.run_json or {}).get("last_step"))
+    if last_step is not None and ctx.frames:
+        ctx.frames = [f for f in ctx.frames if f[0] <= last_step] or ctx.frames[:1]
     # only runs with group formations write formations.csv: not missing in the others
     ctx.formations = None
     if os.path.isfile(inp.path("formations.csv")):
@@ -1659,30 +2291,46 @@ def main(argv):
     ctx.facts = derive_facts(ctx)
 
     # figures of an earlier report in the same place would be mistaken for this run's
-    for name in FIGURES:
+    for name in FIGURES + ("layout.json",):
         stale = os.path.join(report_dir, name)
         if os.path.isfile(stale):
             os.remove(stale)
 
     drawn, failed = [], []
+    layout = {} if os.environ.get("THRONG_REPORT_LAYOUT") else None
     for name, draw in (("agents.png", fig_agents), ("exits.png", fig_exits), ("density.png",
                        lambda c: fig_map(c, "density")), ("speed.png", lambda c: fig_map(c, "speed")),
+                       ("density_max.png", lambda c: fig_map(c, "density_max")), ("los.png", fig_los),
+                       ("time_above.png", lambda c: fig_map(c, "time_above")),
+                       ("rset.png", lambda c: fig_map(c, "last_occupied")),
                        ("snapshot.png", fig_snapshot), ("formations.png", fig_formations),
                        ("formation_snapshots.png", fig_formation_snapshots), ("travel.png", fig_travel),
-                       ("areas.png", fig_areas), ("lines.png", fig_lines)):
+                       ("premovement.png", fig_premovement), ("areas.png", fig_areas), ("lines.png", fig_lines)):
         try:
             made = draw(ctx)
             if made is None:
                 continue
             fig, caption = made
+            if layout is not None:
+                layout[name] = record_layout(fig)
             fig.savefig(os.path.join(report_dir, name))
             plt.close(fig)
-            drawn.append((name, caption))
+            drawn.append((name, relative(caption, inp.dir)))
         except Exception as err:  # one bad input must not cost the other figures
             plt.close("all")
-            failed.append((name, f"{type(err).__name__}: {err}"))
+            failed.append((name, relative(f"{type(err).__name__}: {err}", inp.dir)))
     if ctx.evacuated is not None and not ctx.evacuated[1]:
         failed.append(("travel.png", "no agent has left (evacuated.csv has no rows)"))
+    for key, figure in (("density_max", "density_max.png"), ("density_max", "los.png"),
+                        ("time_above", "time_above.png"), ("last_occupied", "rset.png")):
+        if not_drawn.get(key):
+            failed.append((figure, not_drawn[key]))
+    why = premovement(ctx)[1]
+    if why:
+        failed.append(("premovement.png", why))
+    if layout is not None:
+        with open(os.path.join(report_dir, "layout.json"), "w", encoding="utf-8") as f:
+            json.dump(layout, f, indent=1)
     if ctx.formations is not None and ctx.formation_series is None:
         failed.append(("formations.png", "formations.csv has no rows"))
 

@@ -10,7 +10,7 @@
 #   THRONG_EXTRA_PACKAGES="..."   more Debian packages to install, e.g. libhdf5-openmpi-dev
 #   THRONG_JOBS=N                 parallel build jobs (default: nproc)
 #   THRONG_NO_CATALYST=1          skip ParaView (paraview-dev, about 1.5 GB): no in situ visualisation
-#   THRONG_TEST_PACKAGES=1        also what only the tests need: Slurm and munge (scripts/test.sh sets it)
+#   THRONG_TEST_PACKAGES=1        also what only the tests need: Slurm and munge, Chromium (scripts/test.sh sets it)
 #
 # Usage: scripts/setup.sh
 set -euo pipefail
@@ -35,6 +35,11 @@ PACKAGES=(build-essential cmake pkg-config libopenmpi-dev openmpi-bin libyaml-de
 # systemd these packages enable daemons
 if [[ ${THRONG_TEST_PACKAGES:-0} == 1 ]]; then
   PACKAGES+=(slurmctld slurmd slurm-client munge)
+  # headless Chromium opens the report page (unit.report.browser; skipped
+  # without it): Debian's package; Ubuntu has only a snap, left out there
+  if [[ $(. /etc/os-release 2>/dev/null && echo "${ID:-}") == debian ]]; then
+    PACKAGES+=(chromium)
+  fi
 fi
 # ParaView Catalyst (docs/insitu.md): the module, ctest -L catalyst; about 1.5 GB
 if [[ ${THRONG_NO_CATALYST:-0} != 1 ]]; then

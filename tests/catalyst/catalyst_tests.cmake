@@ -36,7 +36,8 @@ endif()
 throng_python_with(THRONG_CATALYST_PYTHON "import h5py, numpy, vtkmodules.vtkIOXML"
                    "catalyst tests (h5py, numpy, vtkmodules)" PREFER_SYSTEM)
 
-foreach(case extract_png density script_error script_syntax script_missing no_display live)
+foreach(case extract_png density aspect region time_label script_error script_syntax script_missing no_display
+             live)
   add_test(NAME catalyst.${case}
            COMMAND ${THRONG_CATALYST_PYTHON} ${THRONG_CATALYST_CHECK_SCRIPT} ${THRONG_EXE} ${case}
                    --source ${CMAKE_SOURCE_DIR} ${THRONG_MPI_ARGS})

@@ -15,11 +15,30 @@ Cases:
                 agents_STEP.pvtp has one piece per rank and as many points
                 as trajectory.h5 has agents at that step (the same ids;
                 speed = |velocity|); geometry.pvtp holds the scenario's
-                shapes (kind, index); each speed_STEP.png is 1280x720 with many colours,
-                a coloured pixel at every agent (the script's camera maps
-                metres to pixels) and white away from agents and shapes.
+                shapes (kind, index); each speed_STEP.png is 1280 x 786 (the
+                hall's 20 x 10 m) with many colours, a coloured pixel at every
+                agent (the script's layout maps metres to pixels) and white
+                away from agents and shapes.
   density       2 ranks, render_density.py: each density_STEP.png shows the
-                colour map where agents are and white in the empty east.
+                colour map where agents are and white in the empty east, and
+                the time label.
+  aspect        2 ranks, render_speed.py and render_density.py on
+                tests/data/catalyst/corridor.yaml (60 x 4 m): every image is
+                1280 x 246 (the canvas follows the scene: the longer side
+                1280, the other from the geometry's bounds, the margin and the
+                bands of the time and the colour bar; docs/insitu.md), the
+                walls and every agent of trajectory.h5 where that layout puts
+                them.
+  region        THRONG_CATALYST_REGION="0 0 10 4" on the corridor (2 ranks):
+                1280 x 662 images whose scene part has the region's shape,
+                the agents in it at the region's scale (not where the whole
+                corridor's layout would put them); "0,0,2,4" (taller than
+                wide): 1280 high and narrower; "5 0 1 4": the run stops with
+                a message naming the variable.
+  time_label    render_speed.py and a copy with TIME_LABEL = False (1 rank,
+                240 steps): the label's corner (upper left, above the scene)
+                has dark pixels only with the label, the images are the same
+                elsewhere, and the corners of t = 0.0, 2.5 and 5.0 s differ.
   script_error  a script that raises at step 240: exit 1 naming the step;
                 run.json "failed"; trajectory.h5 and metrics.csv complete
                 up to that step.
@@ -46,6 +65,7 @@ Cases:
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -152,30 +172,46 @@ def read_png(path):
 
 
 H5_DUMP = """
-import json, sys, h5py
+import json, os, sys, h5py
+# the agents present, as Catalyst saw them: not the rows that show where agents left (state bit 2),
+# nor the frames of them after the run's last step (docs/output.md, "Agents that leave")
+end = json.load(open(os.path.join(os.path.dirname(sys.argv[1]), "run.json")))["last_step"]
+out, shown = {}, {}  # shown: points per time step of trajectory.xdmf (leaving rows too)
 with h5py.File(sys.argv[1], "r") as f:
-    fr, rows = f["frames"][:], f["trajectory"][:]
-    last = None
+    fr, rows, here = f["frames"][:], f["trajectory"][:], (f["state"][:] & 2) == 0
+    final = None
     if "final" in f:  # the last step off the trajectory_every clock (docs/output.md)
         g = f["final"]
-        pts = g["points"][:]
-        last = (int(g.attrs["step"]), {"id": g["id"][:].tolist(), "x": pts[:, 0].tolist(), "y": pts[:, 1].tolist()})
-out = {}
-for row in fr:
-    a, n = int(row["first_row"]), int(row["rows"])
-    out[int(row["step"])] = {k: rows[k][a:a + n].tolist() for k in ("id", "x", "y")}
-if last:
-    out[last[0]] = last[1]
-json.dump(out, sys.stdout)
+        pts, keep = g["points"][:], (g["state"][:] & 2) == 0
+        final = int(g.attrs["step"])
+        out[final] = {"id": g["id"][:][keep].tolist(), "x": pts[keep, 0].tolist(), "y": pts[keep, 1].tolist()}
+        if len(keep):
+            shown[final] = int(len(keep))
+    for row in fr:
+        a, n, step = int(row["first_row"]), int(row["rows"]), int(row["step"])
+        if step <= end:
+            out[step] = {k: rows[k][a:a + n][here[a:a + n]].tolist() for k in ("id", "x", "y")}
+        if n and not (final is not None and step > final):  # the XDMF shows /final, not the frames after it
+            shown[step] = n
+json.dump({"frames": out, "shown": shown}, sys.stdout)
 """
 
 
-def trajectory(traj):
-    """step -> {"id", "x", "y"} of trajectory.h5's frames (/final's too). In a process of
-    its own: h5py's HDF5 and ParaView's (parallel) HDF5 in one process crash
-    at exit."""
+def h5_dump(traj):
+    """H5_DUMP of trajectory.h5, in a process of its own: h5py's HDF5 and
+    ParaView's (parallel) HDF5 in one process crash at exit."""
     p = subprocess.run([sys.executable, "-c", H5_DUMP, traj], stdout=subprocess.PIPE, text=True, check=True)
-    return {int(k): v for k, v in json.loads(p.stdout).items()}
+    return json.loads(p.stdout)
+
+
+def trajectory(traj):
+    """step -> {"id", "x", "y"} of the agents present in trajectory.h5's frames (/final's too)."""
+    return {int(k): v for k, v in h5_dump(traj)["frames"].items()}
+
+
+def xdmf_points(traj):
+    """[points of each time step of trajectory.xdmf], in time order."""
+    return [n for _, n in sorted((int(k), v) for k, v in h5_dump(traj)["shown"].items())]
 
 
 def frames(traj):
@@ -184,16 +220,34 @@ def frames(traj):
     return {k: np.sort(np.array(v["id"], dtype=np.int64)) for k, v in trajectory(traj).items()}
 
 
-def camera(box, size):
-    """render_speed.py's camera: metres -> pixel (column, row)."""
-    w, h = size
+# the canvas of configs/catalyst/render_*.py and scripts/paraview_frames.py (pixels)
+MARGIN, LABEL_BAND, BAR_BAND, MIN_SIDE = 16, 40, 90, 240
+
+
+def canvas(box, longer=1280):
+    """render_speed.py's and render_density.py's picture of BOX (xmin, xmax,
+    ymin, ymax): (size, metres -> pixel (column, row), pixels per metre). The
+    longer side LONGER; the scene MARGIN clear of the edges, below a band of
+    LABEL_BAND for the time and above (wide) or left of (tall) a band of
+    BAR_BAND for the colour bar; the shorter side at least MIN_SIDE; both
+    even (docs/insitu.md)."""
+    w_m, h_m = box[1] - box[0], box[3] - box[2]
+    wide = w_m >= h_m
+    right, below = (0, BAR_BAND) if wide else (BAR_BAND, 0)
+    ew, eh = 2 * MARGIN + right, 2 * MARGIN + LABEL_BAND + below
+    ppm = min((longer - ew) / w_m, (longer - eh) / h_m)
+    w, h = (longer, max(MIN_SIDE, h_m * ppm + eh)) if wide else (max(MIN_SIDE, w_m * ppm + ew), longer)
+    w, h = 2 * math.ceil(w / 2 - 1e-9), 2 * math.ceil(h / 2 - 1e-9)
     cx, cy = 0.5 * (box[0] + box[1]), 0.5 * (box[2] + box[3])
-    scale = 1.05 * max(0.5 * (box[3] - box[2]), 0.5 * (box[1] - box[0]) * h / w, 0.5)
-    ppm = 0.5 * h / scale  # pixels per metre
+    mid_c, mid_r = 0.5 * (w - right), 0.5 * (LABEL_BAND + h - below)  # the middle of what the bands leave
 
     def to_px(x, y):
-        return w / 2.0 + (x - cx) * ppm, h / 2.0 - (y - cy) * ppm
-    return to_px, ppm
+        return mid_c + (x - cx) * ppm, mid_r - (y - cy) * ppm
+    return (w, h), to_px, ppm
+
+
+HALL = (0.0, 20.0, 0.0, 10.0)
+HALL_SIZE = (1280, 786)  # canvas(HALL)[0]
 
 
 def is_white(rgb):
@@ -225,7 +279,8 @@ def case_extract_png(r):
     gb = geo.GetBounds()
     need(abs(gb[0]) < 1e-6 and abs(gb[1] - 20) < 1e-6 and abs(gb[3] - 10) < 1e-6, "geometry bounds %s" % (gb,))
 
-    to_px, ppm = camera(gb, (1280, 720))
+    size, to_px, ppm = canvas(gb)
+    need(size == HALL_SIZE, "the test's layout gives %s for the hall" % (size,))
     checked_images = 0
     for step, ids in sorted(by_step.items()):
         pvtp = os.path.join(cat, "agents_%06d.pvtp" % step)
@@ -252,7 +307,8 @@ def case_extract_png(r):
         png = os.path.join(cat, "speed_%06d.png" % step)
         need(os.path.exists(png), "no %s" % png)
         img = read_png(png)
-        need(img.shape[:2] == (720, 1280), "%s: %s pixels, expected 1280 x 720" % (png, img.shape[:2]))
+        need(img.shape[:2] == size[::-1], "%s: %s pixels, expected %d x %d (the hall's shape)"
+             % ((png, img.shape[:2]) + size))
         colours = len(np.unique(img.reshape(-1, 3), axis=0))
         need(colours >= 8, "%s: only %d colours" % (png, colours))
         if not n:
@@ -293,7 +349,7 @@ def case_extract_png(r):
     xr.SetFileName(os.path.join(out, "trajectory.xdmf"))
     xr.UpdateInformation()
     times = xr.GetOutputInformation(0).Get(sddp.TIME_STEPS())
-    want = [len(ids) for _, ids in sorted(by_step.items()) if len(ids)]
+    want = xdmf_points(os.path.join(out, "trajectory.h5"))
     need(times is not None and len(times) == len(want), "trajectory.xdmf: %s time steps, expected %d"
          % (None if times is None else len(times), len(want)))
     for t, n in zip(times, want):
@@ -311,11 +367,11 @@ def case_density(r):
                     extra=["--set", "output.trajectory_every=120"])
     need(rc == 0, "exit %d:\n%s" % (rc, log))
     by_step = frames(os.path.join(out, "trajectory.h5"))
-    to_px, ppm = camera((0, 20, 0, 10), (1280, 720))
+    size, to_px, ppm = canvas(HALL)
     traj_xy = {k: np.stack([v["x"], v["y"]], axis=1) for k, v in trajectory(os.path.join(out, "trajectory.h5")).items()}
     for step in (0, 240):
         img = read_png(os.path.join(out, "catalyst", "density_%06d.png" % step))
-        need(img.shape[:2] == (720, 1280), "density image size %s" % (img.shape[:2],))
+        need(img.shape[:2] == size[::-1], "density image size %s, expected %d x %d" % ((img.shape[:2],) + size))
         xy = traj_xy[step]
         # the 1 m cell of each agent is filled (not white) at its centre
         filled = 0
@@ -331,7 +387,143 @@ def case_density(r):
         need(not probes or white >= 0.98 * len(probes), "step %d: cells east of the crowd are coloured" % step)
         colours = len(np.unique(img.reshape(-1, 3), axis=0))
         need(colours >= 8, "density image: %d colours" % colours)
+        need(dark_in_corner(img) >= 40, "step %d: no time label in the density image" % step)
     print("ok: density images fill the cells of every agent, and only those (%d steps)" % len(by_step))
+
+
+def dark_in_corner(img):
+    """Dark pixels in the time label's corner: columns 0-240, rows 0-LABEL_BAND
+    (above the scene)."""
+    return int((img[:LABEL_BAND, :240].max(axis=-1) < 100).sum())
+
+
+def corridor(r):
+    r.scenario = os.path.join(r.source, "tests", "data", "catalyst", "corridor.yaml")
+    return (0.0, 60.0, 0.0, 4.0)
+
+
+def speed_images(out):
+    cat = os.path.join(out, "catalyst")
+    return {int(f[6:12]): read_png(os.path.join(cat, f)) for f in sorted(os.listdir(cat)) if f.startswith("speed_")}
+
+
+def agents_drawn(img, to_px, xy):
+    """How many of the agents XY show a coloured pixel within 1 px of where the layout puts them."""
+    hit = 0
+    for x, y in xy:
+        c, rr = to_px(x, y)
+        c, rr = int(round(c)), int(round(rr))
+        hit += bool((~is_white(img[max(rr - 1, 0):rr + 2, max(c - 1, 0):c + 2])).any())
+    return hit
+
+
+def case_aspect(r):
+    import numpy as np
+    box = corridor(r)
+    size, to_px, ppm = canvas(box)
+    need(size == (1280, 246), "the test's layout gives %s for the corridor" % (size,))
+    out = r.out("aspect")
+    rc, log = r.run(out, [r.script("render_speed.py"), r.script("render_density.py")], ranks=2, display=True,
+                    extra=["--set", "catalyst.every=48"])
+    need(rc == 0, "exit %d:\n%s" % (rc, log))
+    traj = trajectory(os.path.join(out, "trajectory.h5"))
+    images = speed_images(out)
+    need(len(images) >= 5, "only %d speed images" % len(images))
+    checked = 0
+    for step, img in sorted(images.items()):
+        need(img.shape[:2] == size[::-1], "speed_%06d.png: %s pixels, expected %d x %d (60 x 4 m: wide)"
+             % ((step, img.shape[:2]) + size))
+        for y in (0.0, 4.0):  # the walls, east of the crowd
+            c, rr = to_px(50.0, y)
+            need((img[int(rr) - 2:int(rr) + 3, int(c)].max(axis=-1) < 100).any(),
+                 "speed_%06d.png: the wall y = %g is not at row %.0f" % (step, y, rr))
+        if step in traj and traj[step]["x"]:
+            xy = np.stack([traj[step]["x"], traj[step]["y"]], axis=1)
+            hit = agents_drawn(img, to_px, xy)
+            need(hit >= 0.98 * len(xy), "speed_%06d.png: only %d of %d agents where they are" % (step, hit, len(xy)))
+            checked += 1
+    need(checked >= 3, "only %d images compared with trajectory frames" % checked)
+    cat = os.path.join(out, "catalyst")
+    for f in sorted(os.listdir(cat)):
+        if f.startswith("density_"):
+            img = read_png(os.path.join(cat, f))
+            need(img.shape[:2] == size[::-1], "%s: %s pixels, expected %d x %d" % ((f, img.shape[:2]) + size))
+    need(size[0] > 5 * size[1], "not wide")
+    print("ok: the corridor's images are %d x %d on 2 ranks, the walls and every agent where the layout puts "
+          "them (%d images)" % (size[0], size[1], checked))
+
+
+def case_region(r):
+    import numpy as np
+    whole = canvas(corridor(r))
+    size, to_px, ppm = canvas((0.0, 10.0, 0.0, 4.0))
+    need(size == (1280, 662), "the test's layout gives %s for the region" % (size,))
+    scene = (size[0] - 2 * MARGIN) / (size[1] - 2 * MARGIN - LABEL_BAND - BAR_BAND)
+    need(abs(scene / 2.5 - 1) < 0.01, "the scene's part is %.3f : 1, the region 2.5 : 1" % scene)
+    out = r.out("region")
+    rc, log = r.run(out, [r.script("render_speed.py")], ranks=2, display=True,
+                    extra=["--set", "catalyst.every=48", "--steps", "96"],
+                    env={"THRONG_CATALYST_REGION": "0 0 10 4"})
+    need(rc == 0, "exit %d:\n%s" % (rc, log))
+    traj = trajectory(os.path.join(out, "trajectory.h5"))
+    images = speed_images(out)
+    need(sorted(images) == [0, 48, 96], "speed images at steps %s" % sorted(images))
+    for step, img in sorted(images.items()):
+        need(img.shape[:2] == size[::-1], "speed_%06d.png: %s pixels, expected %d x %d (the region's shape)"
+             % ((step, img.shape[:2]) + size))
+        xy = np.stack([traj[step]["x"], traj[step]["y"]], axis=1)
+        xy = xy[(xy[:, 0] > 0.2) & (xy[:, 0] < 9.8)]
+        need(len(xy) >= 20, "step %d: only %d agents in the region" % (step, len(xy)))
+        hit = agents_drawn(img, to_px, xy)
+        need(hit == len(xy), "speed_%06d.png: only %d of %d agents where the region's layout puts them"
+             % (step, hit, len(xy)))
+        # the whole corridor's mapping would put them elsewhere: the region's picture is another view
+        wrong = agents_drawn(img, whole[1], xy)
+        need(wrong < 0.5 * len(xy), "speed_%06d.png: the agents are also where the whole corridor's layout puts "
+             "them (%d of %d)" % (step, wrong, len(xy)))
+    # commas, and a region taller than wide: the colour bar on the right, 1280 high
+    size, _, _ = canvas((0.0, 2.0, 0.0, 4.0))
+    out = r.out("region_tall")
+    rc, log = r.run(out, [r.script("render_speed.py")], display=True, extra=["--steps", "48"],
+                    env={"THRONG_CATALYST_REGION": "0,0,2,4"})
+    need(rc == 0, "exit %d:\n%s" % (rc, log))
+    for step, img in sorted(speed_images(out).items()):
+        need(img.shape[:2] == size[::-1] and size[1] == 1280 and size[0] < 1280,
+             "speed_%06d.png: %s pixels, expected %d x %d" % ((step, img.shape[:2]) + size))
+    # a wrong region: the script does not load, the message names the variable
+    rc, log = r.run(r.out("region_bad"), [r.script("render_speed.py")], display=True, extra=["--steps", "48"],
+                    env={"THRONG_CATALYST_REGION": "5 0 1 4"})
+    need(rc != 0 and "THRONG_CATALYST_REGION" in log, "a region with X1 < X0: exit %d\n%s" % (rc, log[-2000:]))
+    print("ok: THRONG_CATALYST_REGION: the image takes the region's shape (%d x %d) and scale; a tall one is "
+          "1280 high; a wrong one stops the run" % tuple(canvas((0.0, 10.0, 0.0, 4.0))[0]))
+
+
+def case_time_label(r):
+    out = r.out("time_label")
+    rc, log = r.run(out, [r.script("render_speed.py")], display=True, extra=["--steps", "240"])
+    need(rc == 0, "exit %d:\n%s" % (rc, log))
+    with open(r.script("render_speed.py")) as f:
+        text = f.read()
+    need(text.count("TIME_LABEL = True") == 1, "render_speed.py: no TIME_LABEL = True to turn off")
+    plain_script = write_script(r, "render_speed_plain.py", text.replace("TIME_LABEL = True", "TIME_LABEL = False"))
+    plain_out = r.out("time_label_plain")
+    rc, log = r.run(plain_out, [plain_script], display=True, extra=["--steps", "240"])
+    need(rc == 0, "exit %d:\n%s" % (rc, log))
+    labelled, plain = speed_images(out), speed_images(plain_out)
+    need(sorted(labelled) == sorted(plain) == [0, 120, 240],
+         "images at %s and %s" % (sorted(labelled), sorted(plain)))
+    corners = []
+    for step in sorted(labelled):
+        a, b = labelled[step], plain[step]
+        da, db = dark_in_corner(a), dark_in_corner(b)
+        need(da >= 40 and db == 0, "step %d: %d dark pixels in the label's corner, %d without the label"
+             % (step, da, db))
+        rest = (slice(0, LABEL_BAND), slice(240, None))
+        need((a[rest] == b[rest]).all() and (a[LABEL_BAND:] == b[LABEL_BAND:]).all(),
+             "step %d: the images with and without the label differ outside its corner" % step)
+        corners.append(a[:LABEL_BAND, :240].tobytes())
+    need(len(set(corners)) == 3, "the labels of t = 0.0, 2.5 and 5.0 s are not all different")
+    print("ok: the time label is drawn in the upper left corner (only there), and changes with the time")
 
 
 def write_script(r, name, body):

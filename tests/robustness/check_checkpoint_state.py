@@ -253,6 +253,14 @@ def mutate(r):
 
 # ---- content ------------------------------------------------------------------------
 
+def MAP_SAMPLES(b):
+    """Where state/measurement keeps the map samples: after the line and cell
+    counts, the line crossings and the two sums per cell (then the cells'
+    peaks, samples above the threshold and last steps: src/core/measure.c)."""
+    lines, cells = struct.unpack_from("<qq", b, 0)
+    return 16 + 8 * (lines + 2 * cells)
+
+
 def content(r):
     cks = r.checkpoints()
     # (scenario, dataset, [(offset or -offset from the end, int64 value)], what); layouts as the pack
@@ -273,7 +281,8 @@ def content(r):
         ("crossing", "state/formations", [(24, "<I", 0x7FC00000)], "a formation's position NaN"),
         ("ranks", "state/measurement", [(0, i64, 5)], "5 measurement lines (the scenario has 1)"),
         ("ranks", "state/measurement", [(8, i64, 1000000)], "10^6 map cells"),
-        ("ranks", "state/measurement", [(-8, i64, -1)], "-1 map samples"),
+        ("ranks", "state/measurement", [(MAP_SAMPLES, i64, -1)], "-1 map samples"),
+        ("ranks", "state/measurement", [(-8, i64, -5)], "a map cell last occupied at step -5"),
         ("ranks", "state/outputs", [(0, i64, 7)], "7 exits (the scenario has 2)"),
         ("ranks", "state/outputs", [(16, i64, -3)], "an exit count of -3"),
         ("ranks", "state/outputs", [(40, i64, 1000000)], "10^6 leaving times"),
@@ -289,6 +298,7 @@ def content(r):
         scen, step, ck = cks[name]
         b = bytearray(blob(ck, ds))
         for off, fmt, value in changes:
+            off = off(b) if callable(off) else off
             struct.pack_into(fmt, b, off if off >= 0 else len(b) + off, value)
         bad = r.copy(ck, "content")
         write_bytes(bad, ds, bytes(b), recompute=True)
