@@ -306,7 +306,10 @@ static int write_outputs(run_ctx *r, int metrics, int frame, int insitu) {
   if (metrics) {
     thr_metrics m;
     thr_sim_measure(s, &m);
-    if (agree(r, s->rank == 0 ? thr_output_metrics(&r->out, &m, r->err, r->errlen) : 0)) return -1;
+    if (agree(r, s->rank == 0 ? thr_output_metrics(&r->out, &m, r->err, r->errlen) ||
+                                    thr_output_states(&r->out, &m, r->err, r->errlen)
+                              : 0))
+      return -1;
     if (r->evac_out && write_evac_row(r)) return -1;
     if (s->forms && write_formation_rows(r)) return -1;
   }
@@ -591,6 +594,8 @@ int thr_run(thr_sim *s, const thr_scenario *sc, const thr_run_opts *o, char *err
     r.out.building = sc->n_floors ? sc : NULL;
     thr_run_io io = run_io(&r);
     if (!rc && metrics && s->forms) rc = thr_output_open_formations(&r.out, err, errlen);
+    if (!rc && metrics && s->prm.model_kind == THR_MODEL_ORCA && s->prm.orca.n_bstates > 0)
+      rc = thr_output_open_states(&r.out, s->prm.orca.n_bstates, (const char(*)[64])sc->bstate_names, err, errlen);
     if (!rc) rc = thr_write_run_json(o->out_dir, sc, s, 0, 0.0, 0.0, THR_RUN_RUNNING, NULL, &io, err, errlen);
     if (!rc) rc = thr_write_geometry(o->out_dir, sc, &s->world, err, errlen);
   }

@@ -289,10 +289,12 @@ void thr_sim_measure(thr_sim *s, thr_metrics *m) {
   }
   thr_decomp_forward(s->dc, s->be, thr_fields_3d(THR_FIELD_BIT(X), &s->prm)); /* ghosts' final positions */
   s->be->ops->measure(s->be, &p);
-  long sums[6] = {p.agents, p.at_goal, p.overlap_pairs, p.wall_penetrations, p.lp_fallbacks, p.forced};
+  enum { N_SUMS = 6 + THR_MAX_BSTATES };
+  long sums[N_SUMS] = {p.agents, p.at_goal, p.overlap_pairs, p.wall_penetrations, p.lp_fallbacks, p.forced};
+  memcpy(sums + 6, p.in_state, sizeof p.in_state);
   int64_t speed = p.speed_sum_q;
   double maxes[3] = {p.max_overlap, p.max_overlap_ratio, p.max_wall_overlap};
-  MPI_Allreduce(MPI_IN_PLACE, sums, 6, MPI_LONG, MPI_SUM, s->comm);
+  MPI_Allreduce(MPI_IN_PLACE, sums, N_SUMS, MPI_LONG, MPI_SUM, s->comm);
   MPI_Allreduce(MPI_IN_PLACE, &speed, 1, MPI_INT64_T, MPI_SUM, s->comm);
   MPI_Allreduce(MPI_IN_PLACE, maxes, 3, MPI_DOUBLE, MPI_MAX, s->comm);
   m->step = s->step;
@@ -303,6 +305,7 @@ void thr_sim_measure(thr_sim *s, thr_metrics *m) {
   m->wall_penetrations = sums[3];
   m->lp_fallbacks = sums[4];
   m->forced = sums[5];
+  memcpy(m->in_state, sums + 6, sizeof m->in_state);
   m->mean_speed = sums[0] ? (double)speed * THR_SPEED_QUANTUM / (double)sums[0] : 0.0;
   m->max_overlap = maxes[0];
   m->max_overlap_ratio = maxes[1];

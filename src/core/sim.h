@@ -27,6 +27,7 @@ typedef struct thr_metrics {
   double max_wall_overlap;
   long lp_fallbacks; /* ORCA: agents whose linear program had no feasible point (0 under PBD) */
   long forced;       /* ORCA: agents a physical force acted on */
+  long in_state[THR_MAX_BSTATES]; /* ORCA: agents in each behaviour state (prm.orca.n_bstates of them) */
 } thr_metrics;
 
 typedef struct thr_sim {

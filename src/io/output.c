@@ -367,9 +367,28 @@ int thr_output_formations(thr_output *o, long step, double time, const thr_forma
   return thr_stream_check(o->formations, o->formations_path, err, errlen);
 }
 
+int thr_output_open_states(thr_output *o, int n, const char (*names)[64], char *err, size_t errlen) {
+  if (thr_stream_open(&o->states, o->states_path, o->dir, "states.csv", err, errlen)) return -1;
+  o->n_states = n;
+  o->state_names = names;
+  fprintf(o->states, "step,time,state,name,agents,share\n");
+  return thr_stream_check(o->states, o->states_path, err, errlen);
+}
+
+int thr_output_states(thr_output *o, const thr_metrics *m, char *err, size_t errlen) {
+  if (!o->states) return 0;
+  errno = 0;
+  for (int k = 0; k < o->n_states; ++k)
+    fprintf(o->states, "%ld,%.6f,%d,%s,%ld,%.6f\n", m->step, m->time, k, o->state_names[k], m->in_state[k],
+            m->agents ? (double)m->in_state[k] / (double)m->agents : 0.0);
+  return thr_stream_check(o->states, o->states_path, err, errlen);
+}
+
 int thr_output_close(thr_output *o, char *err, size_t errlen) {
   int rc = thr_stream_close(&o->metrics, o->metrics_path, err, errlen);
   int frc = thr_stream_close(&o->formations, o->formations_path, rc ? NULL : err, rc ? 0 : errlen);
+  rc = rc ? rc : frc;
+  frc = thr_stream_close(&o->states, o->states_path, rc ? NULL : err, rc ? 0 : errlen);
   rc = rc ? rc : frc;
   free(o->frame_step);
   free(o->frame_time);

@@ -27,6 +27,10 @@ typedef struct thr_output {
   char metrics_path[THR_PATH_MAX];
   FILE *formations; /* formations.csv (thr_output_open_formations) */
   char formations_path[THR_PATH_MAX];
+  FILE *states; /* states.csv (thr_output_open_states) */
+  char states_path[THR_PATH_MAX];
+  int n_states;
+  const char (*state_names)[64];
   int trajectory; /* write trajectory frames */
   int dim3;       /* 3D agents: the frames have z and vz */
   const thr_scenario *building; /* floors: the frames have x, y in each floor's coordinates and z its elevation */
@@ -54,6 +58,10 @@ int thr_output_metrics(thr_output *o, const thr_metrics *m, char *err, size_t er
 int thr_output_open_formations(thr_output *o, char *err, size_t errlen);
 int thr_output_formations(thr_output *o, long step, double time, const struct thr_formations *fm,
                           const int64_t *sq_q, const int64_t *broken, char *err, size_t errlen);
+/* states.csv: the agents in each of the n behaviour states (names: the
+ * scenario's behaviors.states) at each metrics step (ORCA). */
+int thr_output_open_states(thr_output *o, int n, const char (*names)[64], char *err, size_t errlen);
+int thr_output_states(thr_output *o, const thr_metrics *m, char *err, size_t errlen);
 int thr_output_trajectory(thr_output *o, long step, double time, const thr_agents *all, char *err, size_t errlen);
 /* Close the outputs; -1 with a message when the last data could not be
  * written. */

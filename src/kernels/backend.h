@@ -32,6 +32,7 @@ typedef struct thr_metrics_partial {
   long wall_penetrations;
   long lp_fallbacks; /* ORCA: agents whose linear program had no feasible point this step */
   long forced;       /* ORCA: agents a physical force acted on this step */
+  long in_state[THR_MAX_BSTATES]; /* ORCA: agents in each behaviour state (behaviors.states) */
   int64_t speed_sum_q; /* sum of speeds in units of THR_SPEED_QUANTUM: integer, so the sum
                           is the same whatever the order (ranks, threads) */
   double max_overlap;

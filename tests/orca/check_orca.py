@@ -36,10 +36,13 @@ Cases:
                the circling agents go counter-clockwise, agents of the block that has
                walked 6 circuits leave through the gates and no agent of the blocks
                with 4 or fewer does; no wall overlap of 1e-3 m. Prints the peak
-               density (1 m x 1 m cells, and 2 m x 2 m cells per m²).
-  ranks        --ranks 1,2,3,4 (mpiexec): --final-state and evacuated.csv (when the
+               density (1 m x 1 m cells, and 2 m x 2 m cells per m²). states.csv:
+               a row per state at every metrics step, adding up to the agents;
+               everyone circles at the start; the exiting share over the second
+               half between 0.5 and 5 % (002: about 2 %).
+  ranks        --ranks 1,2,3,4 (mpiexec): --final-state, states.csv and evacuated.csv (when the
                scenario has exits) byte-identical on every rank count.
-  cpu_vs_cuda  --final-state after 500 steps (agents still in the bottleneck)
+  cpu_vs_cuda  --final-state and states.csv after 500 steps (agents still in the bottleneck)
                byte-identical on the CPU and CUDA backends
                (THRONG_STRICT_FP builds with a GPU; else skipped).
 """
@@ -243,6 +246,25 @@ def case_tawaf():
         peak1, peak2 = max(peak1, max(c1.values())), max(peak2, max(c2.values()))
     print("peak density: %d in a 1 m x 1 m cell; %.2f /m² over 2 m x 2 m; largest overlap %.3f of a radius"
           % (peak1, peak2 / 4.0, max(float(r["max_overlap_ratio"]) for r in m[1:])))
+    # states.csv: the agents in each behaviour state at every metrics row (issue 37)
+    with open(os.path.join(out, "states.csv")) as fh:
+        st = list(csv.DictReader(fh))
+    names = ["circling", "prayer", "queue", "touch", "exiting"]
+    by_step = {}
+    for r in st:
+        by_step.setdefault(int(r["step"]), {})[r["name"]] = int(r["agents"])
+    agents = {int(r["step"]): int(r["agents"]) for r in m}
+    check(sorted(by_step) == sorted(agents) and all(sorted(v) == sorted(names) for v in by_step.values()),
+          "states.csv: a row per state (%s) at every metrics step" % ", ".join(names))
+    check(all(sum(by_step[k].values()) == agents[k] for k in agents),
+          "states.csv: the states' counts add up to metrics.csv's agents at every step")
+    late = [k for k in agents if k >= max(agents) / 2]
+    share = sum(by_step[k]["exiting"] for k in late) / max(1, sum(agents[k] for k in late))
+    check(by_step[0]["circling"] == agents[0] and 0.005 <= share <= 0.05,
+          "everyone circles at the start; the exiting share over the second half is %.2f %% (002: about 2 %%)"
+          % (100 * share))
+    left_ids = len(left)
+    print("per state at the end: %s; %d left through the gates" % (by_step[max(by_step)], left_ids))
 
 
 def case_ranks():
@@ -250,12 +272,15 @@ def case_ranks():
     for n in [int(k) for k in A.ranks.split(",")]:
         out, final = os.path.join(A.tmp, "out-%d" % n), os.path.join(A.tmp, "final-%d.csv" % n)
         run(["--out", out, "--final-state", final], ranks=n)
-        ev = os.path.join(out, "evacuated.csv")
-        got.append((n, open(final, "rb").read(), open(ev, "rb").read() if os.path.exists(ev) else None))
-    for n, final, ev in got[1:]:
+        ev, sts = os.path.join(out, "evacuated.csv"), os.path.join(out, "states.csv")
+        got.append((n, open(final, "rb").read(), open(ev, "rb").read() if os.path.exists(ev) else None,
+                    open(sts, "rb").read() if os.path.exists(sts) else None))
+    for n, final, ev, sts in got[1:]:
         check(final == got[0][1], "%d ranks: final state byte-identical to 1 rank's" % n)
         check(ev == got[0][2], "%d ranks: evacuated.csv identical to 1 rank's (%s rows)"
               % (n, "no" if ev is None else ev.count(b"\n") - 1))
+        check(sts == got[0][3], "%d ranks: states.csv identical to 1 rank's (%s rows)"
+              % (n, "no" if sts is None else sts.count(b"\n") - 1))
 
 
 def case_cpu_vs_cuda():
@@ -267,13 +292,18 @@ def case_cpu_vs_cuda():
     if not re.search(r"THRONG_STRICT_FP\)?:\s*ON", text):
         print("SKIPPED: byte identity needs a THRONG_STRICT_FP=ON build")
         sys.exit(77)
-    got = {}
+    got, states = {}, {}
     for backend in ("cpu", "cuda"):
-        f = os.path.join(A.tmp, "final-%s.csv" % backend)
-        run(["--no-output", "--steps", "500", "--backend", backend, "--final-state", f])
+        f, out = os.path.join(A.tmp, "final-%s.csv" % backend), os.path.join(A.tmp, "out-%s" % backend)
+        run(["--out", out, "--set", "output.trajectory_every=0", "--set", "output.metrics_every=50", "--steps", "500",
+             "--backend", backend, "--final-state", f])
         got[backend] = open(f, "rb").read() if os.path.exists(f) else b""
+        sts = os.path.join(out, "states.csv")
+        states[backend] = open(sts, "rb").read() if os.path.exists(sts) else None
     check(got["cpu"] == got["cuda"] and got["cpu"].count(b"\n") > 2,
           "final state byte-identical on cpu and cuda (%d agents)" % (got["cpu"].count(b"\n") - 1))
+    check(states["cpu"] == states["cuda"], "states.csv identical on cpu and cuda (%s rows)"
+          % ("no" if states["cpu"] is None else states["cpu"].count(b"\n") - 1))
 
 
 CASES = {"pair": case_pair, "crossing": case_crossing, "bottleneck": case_bottleneck, "ranks": case_ranks,

@@ -457,13 +457,15 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
   thr_ctx c = make_ctx(s);
   thr_agents *a = &s->a;
   long n = (long)a->n_owned;
-  long at_goal = 0, pairs = 0, walls = 0, fallbacks = 0, forced = 0;
+  long at_goal = 0, pairs = 0, walls = 0, fallbacks = 0, forced = 0, in_state[THR_MAX_BSTATES] = {0};
   int64_t speed_q = 0;
   double max_ov = 0.0, max_rel = 0.0, max_wall = 0.0;
+  const int32_t *bstate = c.prm.orca.n_bstates > 0 ? a->bstate : NULL;
 #pragma omp parallel for schedule(static) reduction(+ : at_goal, pairs, walls, speed_q, fallbacks, forced) \
-    reduction(max : max_ov, max_rel, max_wall)
+    reduction(+ : in_state[:THR_MAX_BSTATES]) reduction(max : max_ov, max_rel, max_wall)
   for (long i = 0; i < n; ++i) {
     thr_agent_metrics m = thr_agent_measure(&c, (int)i);
+    if (bstate) in_state[bstate[i]]++;
     at_goal += (a->flags[i] & THR_FLAG_AT_GOAL) ? 1 : 0;
     fallbacks += (a->flags[i] & THR_FLAG_LP_FALLBACK) ? 1 : 0;
     forced += (a->flags[i] & THR_FLAG_FORCED) ? 1 : 0;
@@ -478,6 +480,7 @@ static void cpu_measure(thr_backend *b, thr_metrics_partial *out) {
   out->at_goal = at_goal;
   out->lp_fallbacks = fallbacks;
   out->forced = forced;
+  memcpy(out->in_state, in_state, sizeof in_state);
   out->overlap_pairs = pairs;
   out->wall_penetrations = walls;
   out->speed_sum_q = speed_q;

@@ -180,6 +180,7 @@ __global__ void k_finalize3(const thr_ctx c, thr_part_range r, thr_agents a, uns
  * floats): the totals do not depend on the order of the atomics. */
 typedef struct dev_metrics {
   unsigned long long at_goal, pairs, walls, speed_q, fallbacks, forced;
+  unsigned long long in_state[THR_MAX_BSTATES];
   unsigned int max_ov, max_rel, max_wall;
 } dev_metrics;
 
@@ -190,8 +191,16 @@ __device__ static void warp_max(unsigned int *v) {
   for (int o = 16; o > 0; o >>= 1) *v = max(*v, __shfl_down_sync(0xffffffffu, *v, o));
 }
 
-__global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, dev_metrics *out) {
+__global__ void k_measure(const thr_ctx c, int n, const uint32_t *flags, const int32_t *bstate, dev_metrics *out) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
+  /* agents per behaviour state: a warp's vote per state, one atomic each */
+  if (bstate) {
+    int st = i < n ? bstate[i] : -1;
+    for (int k = 0; k < c.prm.orca.n_bstates; ++k) {
+      unsigned int in = __ballot_sync(0xffffffffu, st == k);
+      if ((threadIdx.x & 31) == 0 && in) atomicAdd(&out->in_state[k], (unsigned long long)__popc(in));
+    }
+  }
   unsigned long long at_goal = 0, pairs = 0, walls = 0, speed = 0, fallbacks = 0, forced = 0;
   unsigned int mov = 0, mrel = 0, mwall = 0;
   if (i < n) {
@@ -494,7 +503,8 @@ void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out) {
   dev_metrics *d = (dev_metrics *)s->d_metrics;
   CUDA_CHECK(cudaMemsetAsync(d, 0, sizeof(dev_metrics), s->stream));
   if (n) {
-    k_measure<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->a.flags, d);
+    const int32_t *bstate = s->base.prm.orca.n_bstates > 0 ? s->a.bstate : NULL;
+    k_measure<<<thr_blocks(n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), n, s->a.flags, bstate, d);
     CUDA_LAUNCHED("measure");
   }
   dev_metrics h;
@@ -507,6 +517,7 @@ void thr_cuda_measure(cuda_state *s, thr_metrics_partial *out) {
   out->speed_sum_q = (int64_t)h.speed_q;
   out->lp_fallbacks = (long)h.fallbacks;
   out->forced = (long)h.forced;
+  for (int k = 0; k < THR_MAX_BSTATES; ++k) out->in_state[k] = (long)h.in_state[k];
   union {
     unsigned int u;
     float f;
