@@ -34,6 +34,8 @@ typedef struct thr_bstate {
   float horizon; /* orca.time_horizon in this state [s] */
   int push;      /* enum thr_push_mode */
   float radius;  /* circulating: the radius drawn towards (0: behaviors.radius) [m] */
+  float push_gain; /* forces.push_gain in this state: "rude" agents push harder [1/s] */
+  float share;     /* orca.responsibility in this state: its share of the avoidance (0.5 reciprocal) */
 } thr_bstate;
 
 /* One transition: from -> to when its condition holds (the first that

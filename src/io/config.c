@@ -2869,12 +2869,14 @@ static int read_bstate(cfg *c, const thr_ynode *item, const char *path, int i) {
   sc->bstate_line[i] = item_line(item);
   st->range = prm->orca.range, st->horizon = prm->orca.horizon, st->push = prm->orca.push_mode; /* defaults: other keys */
   st->radius = 0.0f;
+  st->push_gain = prm->orca.push_gain, st->share = prm->orca.share;
   if (item_map(c, item, path, "a map {name: NAME, goal: ..., speed: ..., push: ...}") || need_keys(c, item, path, -1) ||
       thr_config_read_default(row_of(path, "speed"), &st->speed, c->err, c->errlen) ||
       read_item_name(c, item, path, sc->bstate_names[i], sizeof sc->bstate_names[i], &states, i) ||
       read_key_into(c, item, path, "speed", &st->speed) || read_key_into(c, item, path, "neighbor_dist", &st->range) ||
       read_key_into(c, item, path, "time_horizon", &st->horizon) || read_key_into(c, item, path, "push", &st->push) ||
-      read_key_into(c, item, path, "radius", &st->radius))
+      read_key_into(c, item, path, "radius", &st->radius) || read_key_into(c, item, path, "push_gain", &st->push_gain) ||
+      read_key_into(c, item, path, "responsibility", &st->share))
     return -1;
   return read_bstate_goal(c, thr_ymap_get(item, "goal"), subkey(p, path, "goal"), st);
 }

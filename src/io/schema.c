@@ -315,6 +315,12 @@ const thr_key thr_schema[] = {
      VALUE(float, FLOAT), .meaning = "`circulate`: the distance from the centre this state's agents are drawn to [m]"},
     {.path = "behaviors.states[].push", .type = CHOICE, .choices = "never, always, when_slow",
      .def_note = "forces.push", VALUE(int, INT), .meaning = "when agents in this state push"},
+    {.path = "behaviors.states[].push_gain", .type = NUMBER, .range = GE0, .def_note = "forces.push_gain",
+     VALUE(float, FLOAT), .meaning = "κ_p in this state: \"rude\" agents push harder [1/s]"},
+    {.path = "behaviors.states[].responsibility", .type = NUMBER, .range = UNIT, .def_note = "orca.responsibility",
+     VALUE(float, FLOAT),
+     .meaning = "this state's share of the avoidance: 1/2 reciprocal, less down to 0 for agents who leave it to "
+                "others (non-reciprocal), 1 all of it"},
     {.path = "behaviors.transitions", .type = LIST, .def_note = "empty",
      .meaning = "the transitions (at most 16); each step the first of an agent's state that holds fires"},
     {.path = "behaviors.transitions[].from", .type = STRING, .flags = REQUIRED,

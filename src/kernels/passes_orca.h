@@ -194,6 +194,8 @@ THR_HD thr_bstate thr_orca_state(const thr_ctx *c, const thr_agents *a, int i) {
   s.horizon = prm->orca.horizon;
   s.push = prm->orca.push_mode;
   s.radius = 0.0f;
+  s.push_gain = prm->orca.push_gain;
+  s.share = prm->orca.share;
   return s;
 }
 
@@ -356,7 +358,7 @@ THR_HD void thr_agent_orca_forces_out(const thr_ctx *c, const thr_agents *a, int
   if (mass > 0.0f && thr_orca_is_pusher(c, a, i, &st)) {
     thr_vec2 vp = thr_orca_preferred(c, a, i, &st);
     ahead = thr_orca_dir(vp);
-    fp = prm->orca.push_gain * mass * (prm->orca.push_speed ? v2_len(vp) : v2_len(vi));
+    fp = st.push_gain * mass * (prm->orca.push_speed ? v2_len(vp) : v2_len(vi));
   }
   int forced = (a->flags[i] & THR_FLAG_FORCED) != 0;
   thr_vec2 F = forced ? thr_orca_resistive_force(vi, a->vf[i], mass, prm->orca.k_thresh, prm->dt, 1)
@@ -454,8 +456,7 @@ THR_HD thr_vec2 thr_agent_orca(const thr_ctx *c, const thr_agents *a, int i) {
   int m = thr_orca_neighbors(c, i, st.range, nb);
   for (int k = 0; k < m; ++k) {
     int j = nb[k];
-    lines[n + k] = thr_orca_agent_line(xi, vi, ri, c->x[j], c->v[j], c->radius[j], st.horizon, prm->dt,
-                                       prm->orca.share);
+    lines[n + k] = thr_orca_agent_line(xi, vi, ri, c->x[j], c->v[j], c->radius[j], st.horizon, prm->dt, st.share);
   }
   thr_vec2 v;
   int ok = thr_orca_solve(lines, n + m, hard, vmax, vp, scratch, &v);

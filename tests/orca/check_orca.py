@@ -27,8 +27,13 @@ Cases:
                many out through both gaps (002: twice as many) and 1.2 x as many past
                the first (two-agent) one; no agent overlaps a wall by 1e-3 m
                (measured over seeds 1-7: 1.6-2.1 x and 1.3-1.8 x).
+  pair_rude    tests/data/orca/pair-rude.yaml, per-state responsibility: the rude
+               agent (0) keeps |y| below 1e-3 m, the polite one (1) steps aside by
+               at least r_a + r_b and they never touch; both reach their goals.
   rusher       configs/orca/rusher.yaml with and without forces: the 25 standing
-               agents are displaced at least 1.3 x as far (mean) with them.
+               agents are displaced at least 1.3 x as far (mean) with them; with the
+               rushing state's push_gain 6 (a rude pusher) 1.3 x as far as with the
+               default 2, with 0 less far.
   push_line    configs/orca/push-line.yaml, a CSV frame every step, with and without
                forces: with them the push reaches the last agent of the row earlier
                and agents 5-9 move 0.3 m or more on average; without, under 0.1 m.
@@ -184,6 +189,31 @@ def case_rusher():
         print("forces %s: the standing agents moved %.3f m on average" % (forces, mean[forces]))
     check(mean["true"] >= 1.3 * mean["false"], "forces displace the crowd %.2f x as far (>= 1.3)"
           % (mean["true"] / mean["false"]))
+    # per-state push gain (issue 37): the rushing state's push_gain, 0 and 3 x the default forces.push_gain 2
+    for gain in (0, 6):
+        f = os.path.join(A.tmp, "r-gain%d.csv" % gain)
+        run(["--no-output", "--set", "behaviors.states[1].push_gain=%d" % gain, "--final-state", f])
+        x = final_state(f)
+        mean[gain] = sum(math.dist(x[i], x0[i]) for i in crowd) / len(crowd)
+        print("rushing with push_gain %d: the standing agents moved %.3f m on average" % (gain, mean[gain]))
+    check(mean[0] < mean["true"] and mean[6] >= 1.3 * mean["true"],
+          "a rude rusher (push_gain 6) displaces the crowd %.2f x as far as the default (>= 1.3); push_gain 0 "
+          "less (%.3f < %.3f m)" % (mean[6] / mean["true"], mean[0], mean["true"]))
+
+
+def case_pair_rude():
+    """Per-state responsibility: a rude agent (0) walks straight, the polite one (1) steps aside."""
+    out = os.path.join(A.tmp, "rude")
+    run(["--out", out, "--set", "output.trajectory_format=csv"])
+    fr = frames(out)
+    both = [f for f in fr if 0 in f and 1 in f]
+    dmin = min(math.dist(f[0], f[1]) for f in both)
+    rude, polite = max(abs(f[0][1]) for f in fr if 0 in f), max(abs(f[1][1]) for f in fr if 1 in f)
+    print("rude agent: largest |y| %.3g m; polite: %.4f m; closest %.4f m" % (rude, polite, dmin))
+    check(rude < 1e-3, "the rude agent (responsibility 0) walks straight on (|y| at most %.2g m)" % rude)
+    check(polite >= 0.6 and dmin >= 0.6 - 1e-4, "the polite one (responsibility 1) steps aside by %.3f m, the "
+          "whole of r_a + r_b, and they never touch (closest %.4f m >= 0.6)" % (polite, dmin))
+    check(int(metrics(out)[-1]["at_goal"]) == 2, "both at their goals at the end")
 
 
 def frames(out):
@@ -306,7 +336,7 @@ def case_cpu_vs_cuda():
           % ("no" if states["cpu"] is None else states["cpu"].count(b"\n") - 1))
 
 
-CASES = {"pair": case_pair, "crossing": case_crossing, "bottleneck": case_bottleneck, "ranks": case_ranks,
+CASES = {"pair": case_pair, "pair_rude": case_pair_rude, "crossing": case_crossing, "bottleneck": case_bottleneck, "ranks": case_ranks,
          "cpu_vs_cuda": case_cpu_vs_cuda, "stability": case_stability, "bottlenecks": case_bottlenecks,
          "rusher": case_rusher, "push_line": case_push_line, "tawaf": case_tawaf}
 

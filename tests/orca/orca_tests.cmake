@@ -15,6 +15,9 @@ endfunction()
 # Two agents exactly head-on pass on their right without touching
 # (measured: closest 0.6128 m for r_a + r_b = 0.6 m), mirror images.
 throng_orca_test(pair_head_on orca pair --scenario ${THRONG_ORCA_CONFIGS}/pair-head-on.yaml)
+# Per-state responsibility (002's non-reciprocal agents): a rude agent (0)
+# walks straight on, a polite one (1) steps aside the whole way.
+throng_orca_test(pair_rude orca pair_rude --scenario ${CMAKE_SOURCE_DIR}/tests/data/orca/pair-rude.yaml)
 # 2 x 200 crossing at right angles (measured: 396 of 400 home after 90 s,
 # the other 4 standing where the early arrivals stand on their goals; the
 # largest overlap 0.28 of a radius at the densest step).
@@ -41,6 +44,8 @@ set_tests_properties(orca.tawaf_generated PROPERTIES LABELS "orca")
 foreach(s crossing bottleneck two-bottlenecks tawaf-small rusher)
   throng_orca_test(gpu.cpu_equals_cuda_${s} "orca;gpu" cpu_vs_cuda --scenario ${THRONG_ORCA_CONFIGS}/${s}.yaml)
 endforeach()
+throng_orca_test(gpu.cpu_equals_cuda_pair-rude "orca;gpu" cpu_vs_cuda
+                 --scenario ${CMAKE_SOURCE_DIR}/tests/data/orca/pair-rude.yaml)
 # 1-4 ranks byte-identical (neighbours chosen by (distance, id), not by the
 # order a rank scans them in).
 if(THRONG_MPI_ARGS)
@@ -52,10 +57,11 @@ if(THRONG_MPI_ARGS)
                                                   --scenario ${THRONG_ORCA_CONFIGS}/bottleneck.yaml ${THRONG_MPI_ARGS})
   # pushes, inferred forces handed on through the halo, behaviour states with
   # random transitions, laps and exits
-  foreach(s two-bottlenecks tawaf-small rusher)
-    add_test(NAME orca.mpi.ranks_${s} COMMAND ${THRONG_ORCA_CHECK} ranks --scenario ${THRONG_ORCA_CONFIGS}/${s}.yaml
+  foreach(s two-bottlenecks tawaf-small rusher ../../tests/data/orca/pair-rude)
+    get_filename_component(n ${s} NAME)
+    add_test(NAME orca.mpi.ranks_${n} COMMAND ${THRONG_ORCA_CHECK} ranks --scenario ${THRONG_ORCA_CONFIGS}/${s}.yaml
                                                ${THRONG_MPI_ARGS})
-    set_tests_properties(orca.mpi.ranks_${s} PROPERTIES LABELS "orca;mpi" PROCESSORS 4 TIMEOUT 600
+    set_tests_properties(orca.mpi.ranks_${n} PROPERTIES LABELS "orca;mpi" PROCESSORS 4 TIMEOUT 600
                          ENVIRONMENT "${THRONG_MPI_ENV};OMP_NUM_THREADS=1")
   endforeach()
   set_tests_properties(orca.mpi.ranks_crossing orca.mpi.ranks_bottleneck PROPERTIES LABELS "orca;mpi" PROCESSORS 4

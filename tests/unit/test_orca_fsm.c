@@ -29,7 +29,8 @@ static void fsm_init(fsm *f, int n) {
   f->c.btrans = f->trans;
   prm->dt = 0.1f;
   prm->orca.n_bstates = 4;
-  for (int k = 0; k < 4; ++k) f->states[k] = (thr_bstate){THR_STATE_GOAL_KEEP, 1.0f, 3.0f, 2.0f, THR_PUSH_NEVER, 0.0f};
+  for (int k = 0; k < 4; ++k)
+    f->states[k] = (thr_bstate){THR_STATE_GOAL_KEEP, 1.0f, 3.0f, 2.0f, THR_PUSH_NEVER, 0.0f, prm->orca.push_gain, prm->orca.share};
   f->states[1].goal = 3;
   f->states[2].goal = THR_STATE_GOAL_STAND;
   f->states[3].goal = THR_STATE_GOAL_CIRCULATE;
