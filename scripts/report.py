@@ -2074,7 +2074,8 @@ def write_page(ctx, drawn, failed, path):
             f'{e(congestion)}Flagged: '
             f'exits with a sustained stream (at least {SUSTAINED[0]} people over {SUSTAINED[1]:g} s) whose '
             f'specific flow lies outside {BAND[0]}–{BAND[1]} p/(m s), what people achieve through saturated '
-            f'exits. Slowest exit by the SFPE estimate: {e(fmt(hyd, "s"))} against the simulated evacuation time '
+            f'exits: above the band, faster than people pass a door; below it, the exit was not saturated or the '
+            f'crowd was held up upstream. Slowest exit by the SFPE estimate: {e(fmt(hyd, "s"))} against the simulated evacuation time '
             f'{e(fmt(facts["evacuation_time"], "s"))}. Also in exit_table.csv.</p>')
     elif counts:
         total = sum(v for v in counts.values() if v is not None)
