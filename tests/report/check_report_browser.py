@@ -338,6 +338,9 @@ def check(throng, browser, py, tmp):
         print("  %-16s complete=%s %d x %d" % (im["src"], im["complete"], im["w"], im["h"]))
     need(len(images) >= 6, "index.html shows only %d images (%s); this run has agents, exits, maps, an area "
          "and a line" % (len(images), images))
+    new = ["density_max.png", "los.png", "time_above.png", "rset.png"]  # issue 36's maps
+    need(all(any(src.endswith(n) for src in images) for n in new),
+         "the page shows the peak density, level of service, time-above and RSET maps (%s)" % images)
     bad = problems_of(seen, log, missing, images, page_dir)
     need(not bad, "the page in Chromium:\n  " + "\n  ".join(bad))
     requested = {path for path, _ in log}
