@@ -51,6 +51,7 @@
   FIELD(GROUP, group, int32_t, STATE, OWNED, CORE, ZERO, "group number from the scenario")                              \
   FIELD(FORMATION, formation, int32_t, STATE, GHOST, FORMATION, MINUS1, "formation of the agent's group (formations.groups index), or -1") \
   FIELD(FCLEAR, fclear, int32_t, STATE, OWNED, FORMATION, ZERO, "steps the agent's look-ahead cells held no other group")          \
+  FIELD(AGILITY, agility, float, STATE, OWNED, FORMATION, ONE, "factor on the agent's own long-range correction (004's agility)")  \
   FIELD(FLAGS, flags, uint32_t, STATE, OWNED, CORE, ZERO, "THR_FLAG_* bits")                                         \
   FIELD(RELEASE, release, float, STATE, OWNED, CORE, ZERO, "time the agent starts walking: end of pre-movement [s]")    \
   FIELD(BORN, born, float, STATE, OWNED, CORE, ZERO, "time the agent entered the simulation [s]")                       \
@@ -82,5 +83,6 @@
 #define THR_BLANK_SET_ZERO(lv) memset(&(lv), 0, sizeof(lv))
 #define THR_BLANK_SET_MINUS1(lv) ((lv) = -1)
 #define THR_BLANK_SET_NONE(lv) ((lv) = THR_GOALSET_NONE)
+#define THR_BLANK_SET_ONE(lv) ((lv) = 1.0f)
 
 #endif

@@ -24,6 +24,7 @@
 #define THR_BLANK_WORD_ZERO 0u
 #define THR_BLANK_WORD_MINUS1 0xffffffffu
 #define THR_BLANK_WORD_NONE ((uint32_t)THR_GOALSET_NONE)
+#define THR_BLANK_WORD_ONE 0x3f800000u /* 1.0f */
 
 const thr_field_info thr_field_table[THR_F_COUNT] = {
 #define THR_X(NAME, member, type, life, ghost, group, blank, doc) \

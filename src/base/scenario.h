@@ -47,6 +47,7 @@ typedef struct thr_block {
   float speed_mean, speed_spread; /* preferred speed U(mean - spread, mean + spread) */
   float radius_min, radius_max;   /* radius U(min, max) */
   float mass_min, mass_max;       /* mass U(min, max) */
+  float agility;                  /* factor on the agent's own long-range correction (formations; 004) */
   int group;
   int goal_kind;        /* enum thr_block_goal */
   int goal_set;         /* THR_BGOAL_SET: index into the scenario's goal sets */

@@ -908,6 +908,7 @@ void thr_populate_agent(const thr_scenario *sc, const thr_world *w, int block, u
   r->group = bk->group;
   r->bstate = bk->bstate;
   r->laps = bk->laps;
+  r->agility = bk->agility; /* 1 (the blank) unless formations store it */
   r->born = born;
   r->release = born + draw_dist(sc->seed, id, STREAM_PREMOVE, &bk->premove, 0.0f);
   set_goal(sc, bk, r);

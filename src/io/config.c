@@ -2443,7 +2443,9 @@ static int read_block_agents(cfg *c, const thr_ynode *blk, const char *path, thr
   if ((v = thr_ymap_get(blk, "agent_radius")) && read_radius(c, v, subkey(p, path, "agent_radius"), b)) return -1;
   if ((v = thr_ymap_get(blk, "mass")) && read_value_range(c, v, subkey(p, path, "mass"), b)) return -1;
   if ((v = thr_ymap_get(blk, "altitude")) && read_value_range(c, v, subkey(p, path, "altitude"), b)) return -1;
-  if (read_key(c, blk, path, "group", b) || read_key(c, blk, path, "laps", b) || read_route(c, blk, path, b)) return -1;
+  if (read_key(c, blk, path, "group", b) || read_key(c, blk, path, "laps", b) || read_key(c, blk, path, "agility", b) ||
+      read_route(c, blk, path, b))
+    return -1;
   if ((v = thr_ymap_get(blk, "goal")) && read_block_goal(c, v, subkey(p, path, "goal"), b)) return -1;
   if ((v = thr_ymap_get(blk, "premovement")) && read_premovement(c, v, subkey(p, path, "premovement"), &b->premove))
     return -1;
@@ -3037,6 +3039,28 @@ static int read_formations(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
+/* agents[].agility acts on the long-range pass of formations' runs (the
+ * field is stored with the formation fields): elsewhere it is refused. */
+static int check_agility(cfg *c, const thr_ynode *root) {
+  if (c->sc->prm.formation_on) return 0;
+  const char *lists[2] = {"agents", "sources"};
+  for (int l = 0; l < 2; ++l) {
+    const thr_ynode *list = thr_ymap_get(root, lists[l]);
+    for (int i = 0; list && list->kind == THR_Y_SEQ && i < list->n; ++i) {
+      const thr_ynode *item = list->items[i];
+      if (l == 1) item = item->kind == THR_Y_MAP ? thr_ymap_get(item, "agents") : NULL;
+      const thr_ynode *v = item && item->kind == THR_Y_MAP ? thr_ymap_get(item, "agility") : NULL;
+      if (!v) continue;
+      char p[PATH_LEN];
+      snprintf(p, sizeof p, l ? "sources[%d].agents.agility" : "agents[%d].agility", i);
+      if (!(v->kind == THR_Y_SCALAR && strtod(v->text, NULL) == 1.0))
+        return fail(c, v, p, "agility scales the avoidance of formation agents (004); this scenario has no "
+                    "formations.groups, so it would do nothing: remove it or add formations");
+    }
+  }
+  return 0;
+}
+
 /* The key node of root.a.b (or of root.a, or root, whichever exists
  * last), for a message about a key that combines badly with others. */
 static const thr_ynode *key_at(const thr_ynode *root, const char *a, const char *b) {
@@ -3167,7 +3191,8 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
   if (read_goals(c, root) || read_obstacles(c, root) || read_exits(c, root) || read_stages(c, root) ||
       read_journeys(c, root))
     return -1;
-  return read_agents(c, root) || read_sources(c, root) || read_formations(c, root) || read_measurement(c, root) ||
+  return read_agents(c, root) || read_sources(c, root) || read_formations(c, root) || check_agility(c, root) ||
+                 read_measurement(c, root) ||
                  read_behaviors(c, root) || read_block_behaviors(c, root) ||
                  check_output(c, root) || check_3d(c, root) || set_model(c, root) ||
                  read_catalyst(c, root) ||

@@ -600,6 +600,9 @@ const thr_key thr_schema[] = {
      .meaning = "smallest mass (the map needs both `min` and `max`)"},
     {.path = "agents[].mass.max", .type = NUMBER, .range = GT0, .def = "1", BLK(mass_max, FLOAT),
      .meaning = "largest mass; not below `min`"},
+    {.path = "agents[].agility", .type = NUMBER, .range = GT0, .flags = PROPERTY, .def = "1", BLK(agility, FLOAT),
+     .meaning = "factor on the agent's own avoidance (long-range) correction: how quickly it gets out of the way "
+                "(004's agility); with formations only"},
     {.path = "agents[].group", .type = INTEGER, .range = GE0, .flags = PROPERTY, BLK(group, INT),
      .def_note = "block index", .meaning = "group number (written to outputs)"},
     {.path = "agents[].goal", .type = GOAL, .flags = PROPERTY, .def_note = "none",
@@ -654,8 +657,8 @@ const thr_key thr_schema[] = {
     {.path = "sources[].count", .type = INTEGER, .range = GT0, .def_note = "no limit", SRC(count, LONG),
      .meaning = "at most this many agents in all"},
     {.path = "sources[].agents", .type = MAP, .like = "agents[]",
-     .meaning = "the agents' properties, as in an agent block: speed, agent_radius, mass, group, goal, altitude, "
-                "premovement, exit, journey"},
+     .meaning = "the agents' properties, as in an agent block: speed, agent_radius, mass, agility, group, goal, "
+                "altitude, premovement, exit, journey"},
     {.path = "sources[].floor", .type = STRING, .range = NONEMPTY, .def_note = "the first floor",
      .meaning = "the floor (floors[].name) it is on; its coordinates are that floor's"},
 

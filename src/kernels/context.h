@@ -124,6 +124,7 @@ static inline void thr_ctx_bind(thr_ctx *c, const thr_agents *a, const int *offs
   c->formation = a->formation;
   c->fclear = a->fclear;
   c->srd = a->srd;
+  c->agility = a->agility;
   c->pref_speed = a->pref_speed;
 }
 

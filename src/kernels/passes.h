@@ -81,6 +81,7 @@ typedef struct thr_ctx {
    * formations' state of this step */
   const int32_t *formation, *fclear;
   const thr_vec2 *srd;
+  const float *agility; /* NULL without formations: 1 for every agent */
   const float *pref_speed;
   const thr_formation_state *forms;
   /* the step's neighbour lists (thr_agent_step_lists), NULL while not
@@ -591,7 +592,9 @@ THR_HD thr_vec2 thr_agent_long_range(const thr_ctx *c, int i) {
     if (!listed && !(d2 <= rad * rad)) continue;
     thr_lr_accumulate(prm, xi, pi, ri, wi, xj, c->p[j], c->radius[j], c->inv_mass[j], d2, &sum, &n);
   });
-  return v2_add(pi, thr_jacobi_average(sum, n, prm->omega));
+  /* 004's agility: how much of its avoidance the agent performs */
+  thr_vec2 dp = thr_jacobi_average(sum, n, prm->omega);
+  return v2_add(pi, c->agility ? v2_scale(dp, c->agility[i]) : dp);
 }
 
 /* Friction between i (formation fi, or -1) and j: none between agents of one

@@ -49,6 +49,9 @@ when one fails, 77 when it cannot run here):
               and formations.csv, with broken agents in it; 77 without a CUDA backend, without
               a GPU, or in a build without THRONG_STRICT_FP (a default build contracts FMAs on
               the GPU; docs/backends.md)
+  agility     004's agility per agent (--steps N): the crossing at agility 1 / 1 and 0.25 / 2; the less
+              agile formation's largest rms_error at most half the default's, the agile one's at least
+              1.5 times
   recovery    spec 5.2.5 (a formation passes a standing block; --plain SCENARIO is the same
               agents with plain goals, each its final SRD): --steps N --after T --frame-every F
               (T a multiple of F); the shape error
@@ -468,8 +471,26 @@ def recovery(tmp):
           "%.4f m)" % (A.after, sp[A.after][g], A.plain_min, peak_plain))
 
 
+def agility(tmp):
+    """004's agility per agent: the crossing with both formations at agility 1, then the first at 0.25 and the
+    second at 2. The less agile one leaves the avoiding to the other: its largest rms_error falls to at most
+    half, the agile one's rises to at least 1.5 times."""
+    peak = {}
+    for name, a0, a1 in (("default", 1, 1), ("mixed", 0.25, 2)):
+        out = os.path.join(tmp, name)
+        run(A.scenario, out, A.steps, "--set", "agents[0].agility=%g" % a0, "--set", "agents[1].agility=%g" % a1)
+        f = rows(os.path.join(out, "formations.csv"))
+        peak[name] = [max(float(r["rms_error"]) for r in f if int(r["formation"]) == k) for k in (0, 1)]
+        print("agility %g / %g: largest rms_error %.3f m and %.3f m" % (a0, a1, peak[name][0], peak[name][1]))
+    d, m = peak["default"], peak["mixed"]
+    check(m[0] <= 0.5 * d[0], "the less agile formation (0.25) keeps its shape: largest rms_error %.3f m, %.2f x the "
+          "default's %.3f m (want <= 0.5)" % (m[0], m[0] / d[0], d[0]))
+    check(m[1] >= 1.5 * d[1], "the agile one (2) does the avoiding: largest rms_error %.3f m, %.2f x the default's "
+          "%.3f m (want >= 1.5)" % (m[1], m[1] / d[1], d[1]))
+
+
 CASES = {"turn": turn, "crossing": crossing, "restart": restart, "ranks_csv": ranks_csv,
-         "cpu_vs_cuda": cpu_vs_cuda, "recovery": recovery}
+         "cpu_vs_cuda": cpu_vs_cuda, "recovery": recovery, "agility": agility}
 
 
 def main():

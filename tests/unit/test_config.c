@@ -634,7 +634,7 @@ THR_TEST(unknown_keys_nested) {
   FAILS(WORLD "agents:\n  - " GRID ", sped: 1}\n",
         ":3:64: agents[0]: unknown key 'sped' (known keys here: name, layout, min, max, center, radius, semi_axes, "
         "polygon, points, points_file, scale, offset, rows, cols, spacing, count, density, jitter, speed, "
-        "agent_radius, mass, group, goal, altitude, premovement, behavior, laps, exit, journey, floor); did you mean 'speed'?");
+        "agent_radius, mass, agility, group, goal, altitude, premovement, behavior, laps, exit, journey, floor); did you mean 'speed'?");
   FAILS(WORLD "goals:\n  - {name: a, pont: [1, 2]}\n" AGENTS,
         ":3:15: goals[0]: unknown key 'pont' (known keys here: name, point, rect, disk, floor); did you mean 'point'?");
   FAILS(WORLD "obstacles:\n  - segmnt: [[0, 0], [1, 1]]\n" AGENTS,
@@ -1427,7 +1427,7 @@ THR_TEST(source_errors) {
   SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: 1, start: 10, stop: 5}",
                ":7:76: sources[0].stop: must not be before sources[0].start (10), got 5");
   SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: 1, agents: {layout: grid}}",
-               ":7:68: sources[0].agents: unknown key 'layout' (known keys here: speed, agent_radius, mass, group, "
+               ":7:68: sources[0].agents: unknown key 'layout' (known keys here: speed, agent_radius, mass, agility, group, "
                "goal, altitude, premovement, exit, journey)");
   SOURCE_FAILS("{name: s, polygon: [[1, 1], [2, 1], [2, 2]], rate: 1, agents: {speed: {mean: 1, sd: 1}}}",
                ":7:75: sources[0].agents.speed: missing required key 'min' (the normal form {mean, sd, min, max})");

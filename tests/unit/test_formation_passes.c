@@ -81,6 +81,38 @@ THR_TEST(same_formation_pairs_do_not_avoid) {
   CHECK(v2_len(v2_sub(qa, s.p[a])) > 1e-4f);
 }
 
+/* 004's agility: an agent's own long-range correction times its agility
+ * (to the rounding of x* + dx* - x*); agility 1 and no agility array
+ * (formations off in the store) give the same correction. */
+THR_TEST(agility_scales_the_own_correction) {
+  scene s;
+  scene_init(&s);
+  int a = add(&s, 1.0f, 2.5f, 0), b = add(&s, 3.0f, 2.52f, 1);
+  s.p[a] = v2(1.03f, 2.5f);
+  s.p[b] = v2(2.97f, 2.52f);
+  float agility[2] = {1.0f, 1.0f};
+  thr_ctx *c = (thr_ctx *)bind(&s);
+  thr_vec2 none = v2_sub(thr_agent_long_range(c, a), s.p[a]);
+  c->agility = agility;
+  thr_vec2 one = v2_sub(thr_agent_long_range(c, a), s.p[a]);
+  CHECK(v2_len(none) > 1e-4f && one.x == none.x && one.y == none.y);
+  agility[a] = 0.5f;
+  thr_vec2 half = v2_sub(thr_agent_long_range(c, a), s.p[a]);
+  /* (p + dp) - p rounds at the last bit of p (about 2.4e-7 at 2.5 m) */
+  CHECK_NEAR(half.x, 0.5 * none.x, 5e-7);
+  CHECK_NEAR(half.y, 0.5 * none.y, 5e-7);
+  agility[a] = 2.0f;
+  thr_vec2 twice = v2_sub(thr_agent_long_range(c, a), s.p[a]);
+  CHECK_NEAR(twice.x, 2.0 * none.x, 5e-7);
+  CHECK_NEAR(twice.y, 2.0 * none.y, 5e-7);
+  CHECK(fabsf(twice.x) > 1.9f * fabsf(none.x) && fabsf(half.x) < 0.51f * fabsf(none.x));
+  /* only its own: b's correction does not depend on a's agility */
+  thr_vec2 qb = thr_agent_long_range(c, b);
+  agility[a] = 1.0f;
+  thr_vec2 qb1 = thr_agent_long_range(c, b);
+  CHECK(qb.x == qb1.x && qb.y == qb1.y);
+}
+
 /* Contact separates every overlapping pair; within a formation without
  * friction (the result equals a frictionless run), between formations
  * with it. */

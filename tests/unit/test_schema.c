@@ -311,7 +311,7 @@ THR_TEST(stage_and_transition_forms_are_the_enums) {
  * meaning names. */
 THR_TEST(source_agents_take_the_property_keys) {
   char buf[256];
-  const char *keys = "speed, agent_radius, mass, group, goal, altitude, premovement, exit, journey";
+  const char *keys = "speed, agent_radius, mass, agility, group, goal, altitude, premovement, exit, journey";
   CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "agents[]", THR_KEY_PROPERTY, ", "), keys));
   CHECK(!strcmp(thr_schema_names(buf, sizeof buf, "sources[].agents", 0, ", "), keys));
   CHECK(strstr(thr_schema_find("sources[].agents")->meaning, keys) != NULL);
