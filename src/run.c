@@ -178,23 +178,29 @@ static int write_evac_row(run_ctx *r) {
   return agree(r, rc);
 }
 
-/* A frame of trajectory.h5: every rank hands its own agents, and those that
- * left in the last two frame intervals where they left (docs/output.md,
- * "Agents that leave"). The last step off the trajectory_every clock
- * (/final, which PedPy does not read) keeps its leavers due for the frames
- * after the run (write_leavers_frames). Collective. */
-static int write_frame_h5(run_ctx *r) {
-  double t0 = MPI_Wtime();
+/* A frame of trajectory.h5 at `step`: every rank hands its own agents
+ * (present: else none) and those that left in the last two frame intervals,
+ * where they left (docs/output.md, "Agents that leave"). A frame on the
+ * trajectory_every clock shows the leavers; the last step off it (/final,
+ * which PedPy does not read) keeps them due for the frames after the run.
+ * Collective. */
+static int h5_frame(run_ctx *r, long step, int present) {
   thr_sim *s = r->s;
   thr_agents mine;
   thr_agents_init(&mine);
-  int rc = s->be->ops->get_agents(s->be, &mine);
+  int rc = present ? s->be->ops->get_agents(s->be, &mine) : 0;
   if (!rc && s->evac) rc = thr_evac_leavers(s->evac, &mine);
   if (rc) snprintf(r->err, r->errlen, "out of memory copying %zu agents for a trajectory frame", mine.n_owned);
   MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, s->comm);
-  if (!rc) rc = thr_trajectory_frame(r->traj, s->step, &mine, r->err, r->errlen);
-  if (s->evac && s->step % r->o->trajectory_every == 0) thr_evac_leavers_done(s->evac);
+  if (!rc) rc = thr_trajectory_frame(r->traj, step, &mine, r->err, r->errlen);
+  if (s->evac && step % r->o->trajectory_every == 0) thr_evac_leavers_done(s->evac);
   thr_agents_free(&mine);
+  return rc;
+}
+
+static int write_frame_h5(run_ctx *r) {
+  double t0 = MPI_Wtime();
+  int rc = h5_frame(r, r->s->step, 1);
   r->traj_seconds += MPI_Wtime() - t0;
   r->traj_frames++;
   return rc;
@@ -205,19 +211,12 @@ static int write_frame_h5(run_ctx *r) {
  * be, so that PedPy sees every agent cross a line at an exit. Collective. */
 static int write_leavers_frames(run_ctx *r) {
   thr_sim *s = r->s;
-  long every = r->o->trajectory_every, step = (s->step / every + 1) * every;
-  for (int rc = 0;; step += every) {
+  long every = r->o->trajectory_every;
+  for (long step = (s->step / every + 1) * every;; step += every) {
     unsigned long due = s->evac ? (unsigned long)thr_evac_leavers_due(s->evac) : 0ul;
     MPI_Allreduce(MPI_IN_PLACE, &due, 1, MPI_UNSIGNED_LONG, MPI_SUM, s->comm);
     if (!due) return 0;
-    thr_agents left;
-    thr_agents_init(&left);
-    rc = thr_evac_leavers(s->evac, &left);
-    if (rc) snprintf(r->err, r->errlen, "out of memory copying the agents that left for a trajectory frame");
-    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, s->comm);
-    if (!rc) rc = thr_trajectory_frame(r->traj, step, &left, r->err, r->errlen);
-    thr_evac_leavers_done(s->evac);
-    thr_agents_free(&left);
+    int rc = h5_frame(r, step, 0);
     if (rc) return rc;
   }
 }

@@ -15,15 +15,15 @@
 
 typedef struct thr_measure thr_measure;
 
-/* Nothing to measure (no areas, lines or maps): *m = NULL and 0.
- * Returns -1 when out of memory (message in err). */
 /* Measurement line k of sc as a flow counter: the distance from each of its
  * ends to the nearest wall or obstacle (the walkable area's boundary among
- * them) into gap[2], 0 for an end inside a wall or beyond the boundary. A line whose end stands in the open (more than a body
- * from any wall) can be walked round, and its count misses those who do:
- * `throng check` says so. */
+ * them) into gap[2], 0 for an end inside a wall or beyond the boundary. A
+ * line whose end stands in the open (more than a body from any wall) can be
+ * walked round, and its count misses those who do: `throng check` says so. */
 void thr_measure_line_gaps(const thr_scenario *sc, int k, double gap[2]);
 
+/* Nothing to measure (no areas, lines or maps): *m = NULL and 0.
+ * Returns -1 when out of memory (message in err). */
 int thr_measure_create(thr_measure **m, const thr_sim *s, char *err, size_t errlen);
 void thr_measure_free(thr_measure *m);
 

@@ -80,11 +80,11 @@ int thr_routing_pack(const thr_routing *r, thr_backend *b, thr_blob *blob);
 int thr_routing_unpack(thr_routing *r, thr_backend *b, thr_blob *blob, char *err, size_t errlen);
 
 /* Can an agent at x follow field k to its end (a finite distance)? */
+int thr_route_reachable(const thr_world *w, int k, thr_vec2 x);
 /* The centre of the routing cell nearest to x from which field k reaches its
  * target (an unreachable agent's message names where the way closes); 0
  * when there is none. */
 int thr_route_nearest_reached(const thr_world *w, int k, thr_vec2 x, thr_vec2 *at);
-int thr_route_reachable(const thr_world *w, int k, thr_vec2 x);
 
 /* "exit 'east'", "the nearest exit", "stage 'ticket'" into buf. */
 const char *thr_route_name(const thr_scenario *sc, const thr_world *w, int k, char *buf, size_t len);

@@ -60,15 +60,23 @@ THR_TEST(formation_pass_moves_holding_agents_only) {
   CHECK(thr_agent_formation(c, a).x == 1.0f);
 }
 
+/* Agents 0 (formation 0) and 1 (formation fb) on a head-on course, each a
+ * step along it. */
+static void head_on_pair(scene *s, int fb) {
+  scene_init(s);
+  add(s, 1.0f, 2.5f, 0);
+  add(s, 3.0f, 2.52f, fb);
+  s->p[0] = v2(1.03f, 2.5f);
+  s->p[1] = v2(2.97f, 2.52f);
+}
+
 /* Two agents on a head-on course: the long-range group corrects them when
  * they are in different formations (or formations are off), not when they
  * are in the same one. */
 THR_TEST(same_formation_pairs_do_not_avoid) {
   scene s;
-  scene_init(&s);
-  int a = add(&s, 1.0f, 2.5f, 0), b = add(&s, 3.0f, 2.52f, 0);
-  s.p[a] = v2(1.03f, 2.5f);
-  s.p[b] = v2(2.97f, 2.52f);
+  head_on_pair(&s, 0);
+  int a = 0, b = 1;
   const thr_ctx *c = bind(&s);
   thr_vec2 qa = thr_agent_long_range(c, a), qb = thr_agent_long_range(c, b);
   CHECK(qa.x == s.p[a].x && qa.y == s.p[a].y && qb.x == s.p[b].x && qb.y == s.p[b].y);
@@ -86,10 +94,8 @@ THR_TEST(same_formation_pairs_do_not_avoid) {
  * (formations off in the store) give the same correction. */
 THR_TEST(agility_scales_the_own_correction) {
   scene s;
-  scene_init(&s);
-  int a = add(&s, 1.0f, 2.5f, 0), b = add(&s, 3.0f, 2.52f, 1);
-  s.p[a] = v2(1.03f, 2.5f);
-  s.p[b] = v2(2.97f, 2.52f);
+  head_on_pair(&s, 1);
+  int a = 0, b = 1;
   float agility[2] = {1.0f, 1.0f};
   thr_ctx *c = (thr_ctx *)bind(&s);
   thr_vec2 none = v2_sub(thr_agent_long_range(c, a), s.p[a]);
