@@ -20,6 +20,12 @@ through the run. Their states (002 Fig. 11):
              pushing forwards; it leaves at the next gate (walking against the
              crowd to the nearest gate piled 32 agents into a square metre)
 
+For 002's Figs. 12-15 the scenario measures (measurement.areas, areas.csv)
+seven regions of the Mataf, region1..region7 (regions(): 7 equal sectors
+numbered counter-clockwise from the start line; 002 does not define them), and
+`stone`, 3 m x 3 m outside the Black Stone corner, the head of the queue;
+scripts/tawaf_figures.py reads them.
+
     scripts/make_tawaf.py --agents 35000 > configs/orca/tawaf.yaml
 """
 import argparse
@@ -29,6 +35,9 @@ import sys
 DENSITY = 4.0  # agents per m² at the start
 R_IN = 11.0  # the ring starts outside the Hijr (10.5 m from the centre)
 SECTORS = 7  # one block per circuit already walked
+REGIONS = 7  # 002 Fig. 14's regions of the Mataf (see regions())
+START = (6.0, -5.5)  # the Black Stone corner: the start line is the ray from the centre through it
+STONE_AREA = [(6.0, -5.5), (9.0, -5.5), (9.0, -8.5), (6.0, -8.5)]  # the head of the queue, outside the corner
 
 
 def arc(r, a0, a1, n):
@@ -37,6 +46,36 @@ def arc(r, a0, a1, n):
 
 def pts(points):
     return "[" + ", ".join("[%.3f, %.3f]" % p for p in points) + "]"
+
+
+def kaaba_r(t):
+    """Distance from the centre to the edge of the Kaaba and the Hijr along the ray at angle t."""
+    c, s = math.cos(t), math.sin(t)
+    r = min(6.0 / abs(c) if abs(c) > 1e-12 else 1e9, 5.5 / abs(s) if abs(s) > 1e-12 else 1e9)
+    b = 5.5 * s  # the Hijr: the half-disc of radius 5 centred on (0, 5.5), north of the Kaaba
+    disc = b * b - (5.5 * 5.5 - 25.0)
+    if disc >= 0 and (b + math.sqrt(disc)) * s >= 5.5:
+        r = max(r, b + math.sqrt(disc))
+    return r
+
+
+def regions(r_rim):
+    """002 Fig. 14's seven regions (Koshak & Fouda's; 002 does not draw them): the Mataf
+    from the Kaaba and the Hijr out to the rim, cut into 7 equal sectors of 360/7 degrees,
+    numbered counter-clockwise (the walking direction) from the start line, the ray through
+    the Black Stone corner: region 1 begins just after it, region 7 ends at it."""
+    t0 = math.atan2(START[1], START[0])
+    corners = [math.atan2(y, x) for x, y in ((6, 5.5), (-6, 5.5), (-6, -5.5), (6, -5.5))]
+    out = []
+    for k in range(REGIONS):
+        a0, a1 = t0 + 2 * math.pi * k / REGIONS, t0 + 2 * math.pi * (k + 1) / REGIONS
+        inner = [a0 + (a1 - a0) * j / 16 for j in range(17)]
+        inner += [c + 2 * math.pi * m for c in corners for m in (-1, 0, 1) if a0 < c + 2 * math.pi * m < a1]
+        inner = sorted(inner)
+        poly = [(kaaba_r(t) * math.cos(t), kaaba_r(t) * math.sin(t)) for t in inner] + arc(r_rim, a1, a0, 24)
+        poly = [q for i, q in enumerate(poly) if i == 0 or math.dist(q, poly[i - 1]) > 0.01]  # no repeated points
+        out.append(poly[::-1])  # counter-clockwise
+    return out
 
 
 def main():
@@ -81,7 +120,8 @@ def main():
                                                             (r_wall + 1.5, 4))]
         out.write("  - {name: gate%d, polygon: %s}\n" % (k + 1, pts(box)))
     out.write("behaviors:\n")
-    out.write("  center: [0, 0]\n  start: [6, -5.5]\n  radius: %.1f\n  inward: 0.2\n" % R_IN)
+    out.write("  center: [0, 0]\n  start: [%g, %g]\n" % START)
+    out.write("  radius: %.1f\n  inward: 0.2\n" % R_IN)
     out.write("  states:\n")
     out.write("    - {name: circling, goal: circulate, push: when_slow}\n")
     out.write("    - {name: prayer, goal: none}\n")
@@ -108,6 +148,11 @@ def main():
         out.write("     spacing: %.4f, count: %d, jitter: 0.03, speed: {mean: 0.9, spread: 0.2}, agent_radius: 0.2, mass: 70,\n"
                   % (spacing, count))
         out.write("     goal: stone, behavior: circling, laps: %d}\n" % k)
+    # 002 Figs. 12-15: density and mean speed per region of the Mataf (areas.csv)
+    out.write("measurement:\n  areas:\n")
+    for k, poly in enumerate(regions(r_wall)):
+        out.write("    - {name: region%d, polygon: %s}\n" % (k + 1, pts(poly)))
+    out.write("    - {name: stone, polygon: %s}\n" % pts(STONE_AREA))
     out.write("output: {trajectory_every: 50, metrics_every: 10}\n")
 
 

@@ -319,8 +319,11 @@ static void print_summary(const thr_scenario *sc, const thr_world *w, const thr_
          (double)w->cell);
   if (p->dim3) {
     char plane[32];
-    printf("  3D         floor %g m, ceiling %g m, separation plane %s (docs/3d.md)\n", (double)p->z_min,
-           (double)p->z_max, thr_key_choice(thr_schema_find("avoidance.plane"), p->av_plane, plane, sizeof plane));
+    if (thr_model_plans_itself(p)) /* its own plan: no separation plane */
+      printf("  3D         floor %g m, ceiling %g m (docs/3d.md)\n", (double)p->z_min, (double)p->z_max);
+    else
+      printf("  3D         floor %g m, ceiling %g m, separation plane %s (docs/3d.md)\n", (double)p->z_min,
+             (double)p->z_max, thr_key_choice(thr_schema_find("avoidance.plane"), p->av_plane, plane, sizeof plane));
   }
   printf("  time       dt %.6g s, %ld steps (%.2f s)\n", (double)p->dt, sc->steps, (double)sc->steps * p->dt);
   printf("  agents     %ld in %d block(s)%s\n", total, sc->n_blocks - sc->n_sources,

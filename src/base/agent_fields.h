@@ -52,6 +52,8 @@
   FIELD(FORMATION, formation, int32_t, STATE, GHOST, FORMATION, MINUS1, "formation of the agent's group (formations.groups index), or -1") \
   FIELD(FCLEAR, fclear, int32_t, STATE, OWNED, FORMATION, ZERO, "steps the agent's look-ahead cells held no other group")          \
   FIELD(AGILITY, agility, float, STATE, OWNED, FORMATION, ONE, "factor on the agent's own long-range correction (004's agility)")  \
+  FIELD(FRINGS, frings, int32_t, STATE, OWNED, FORMATION, MINUS1, "the agent's own congestion look-ahead rings (004's reaction), or -1: formations.lookahead_rings") \
+  FIELD(FDELAY, fdelay, int32_t, STATE, OWNED, FORMATION, MINUS1, "the agent's own restore delay [steps] (004's reaction), or -1: formations.restore_delay") \
   FIELD(FLAGS, flags, uint32_t, STATE, OWNED, CORE, ZERO, "THR_FLAG_* bits")                                         \
   FIELD(RELEASE, release, float, STATE, OWNED, CORE, ZERO, "time the agent starts walking: end of pre-movement [s]")    \
   FIELD(BORN, born, float, STATE, OWNED, CORE, ZERO, "time the agent entered the simulation [s]")                       \

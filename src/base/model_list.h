@@ -25,7 +25,8 @@
   MODEL(PBD, pbd, 0, 0u, 0.0f, 0.0f, 0.0f, (void)0)                                                              \
   MODEL(ORCA, orca, 1, THR_GROUP_BIT(ORCA), prm->orca.range_max, prm->orca.reach,                                \
         prm->orca.horizon_obst * prm->max_speed + rmax, THR_ORCA_DERIVE(prm, rmax))                              \
-  MODEL(POWERLAW, powerlaw, 1, 0u, prm->powerlaw.range, 0.0f, prm->powerlaw.range, (void)0)
+  MODEL(POWERLAW, powerlaw, 1, 0u, prm->powerlaw.range, 0.0f, prm->powerlaw.range, (void)0)                      \
+  MODEL(RVO3D, rvo3d, 1, 0u, prm->rvo3d.range, 0.0f, 0.0f, (void)0)
 
 /* ORCA's forces act between agents in (or near) contact: their reach, a
  * much smaller one than its neighbours', needs the largest agent radius. */

@@ -7,6 +7,7 @@
 #include "model_list.h"
 #include "params_orca.h"
 #include "params_powerlaw.h"
+#include "params_rvo3d.h"
 #include "vec2.h"
 
 /* How a 3D avoidance response chooses its direction (`avoidance.plane`;
@@ -19,7 +20,7 @@
 enum thr_av_plane { THR_PLANE_TANGENT = 0, THR_PLANE_HORIZONTAL = 1, THR_PLANE_VERTICAL = 2, THR_PLANE_AUTO = 3,
                     THR_PLANE_AXIS = 4 };
 
-/* The crowd model (`model.kind`): THR_MODEL_PBD, _ORCA, _POWERLAW, in the
+/* The crowd model (`model.kind`): THR_MODEL_PBD, _ORCA, _POWERLAW, _RVO3D, in the
  * order of the model list (model_list.h), which is the schema's. */
 enum thr_model_kind {
 #define THR_X(KIND, name, own_plan, groups, reach0, reach1, walls, derive) THR_MODEL_##KIND,
@@ -96,6 +97,7 @@ typedef struct thr_params {
   int fm_cap;            /* pull at most the agent's speed x dt per step */
   int fm_lookahead;      /* cell rings of the congestion test */
   int fm_restore_delay;  /* steps clear before the formation is taken back */
+  int fm_break;          /* 0: the formation is never dropped (no congestion test; 004 Fig. 20's comparison) */
   int steer_mode;        /* enum thr_steer_mode */
   float steer_time;      /* T_s [s] */
   float steer_accel;     /* a_s [m/s^2] */
@@ -115,6 +117,7 @@ typedef struct thr_params {
   union {
     thr_orca_params orca;         /* model.kind orca (params_orca.h) */
     thr_powerlaw_params powerlaw; /* model.kind powerlaw (params_powerlaw.h) */
+    thr_rvo3d_params rvo3d;       /* model.kind rvo3d (params_rvo3d.h) */
   };
   /* neighbour grid */
   float cell_size; /* side of a grid cell [m] */

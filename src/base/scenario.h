@@ -48,6 +48,7 @@ typedef struct thr_block {
   float radius_min, radius_max;   /* radius U(min, max) */
   float mass_min, mass_max;       /* mass U(min, max) */
   float agility;                  /* factor on the agent's own long-range correction (formations; 004) */
+  int fm_rings, fm_delay;         /* 004's reaction: own look-ahead rings, restore delay; -1: the formations' */
   int group;
   int goal_kind;        /* enum thr_block_goal */
   int goal_set;         /* THR_BGOAL_SET: index into the scenario's goal sets */
@@ -79,6 +80,7 @@ typedef struct thr_formation_def {
   int group;             /* agents with this group form it */
   int line;              /* line of the item in the scenario file */
   float speed;           /* group speed omega [m/s] */
+  float speed_weight;    /* 004's weight: omega / (1 + w rms_error); 0: constant omega [1/m] */
   float min_spacing;     /* path resampling [m] */
   float waypoint_radius; /* waypoint switch [m] */
   int n_path;

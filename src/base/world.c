@@ -138,6 +138,11 @@ int thr_world_init(thr_world *w, const thr_scenario *sc, thr_params *prm, float 
   /* the congestion test of formations reads whole cells: its rings as given */
   w->k_formation = prm->formation_on ? (prm->fm_lookahead < most ? prm->fm_lookahead : most) : 0;
   if (w->k_formation > w->k_max) w->k_max = w->k_formation;
+  /* ... and the agents' own look-ahead (agents[].lookahead_rings): the ghosts must hold those cells too */
+  for (int b = 0; prm->formation_on && b < sc->n_blocks; ++b) {
+    int rings = sc->blocks[b].fm_rings < most ? sc->blocks[b].fm_rings : most;
+    if (rings > w->k_max) w->k_max = rings;
+  }
 
   w->n_obstacles = sc->n_obstacles;
   w->n_verts = sc->n_verts;

@@ -1,5 +1,7 @@
 #include "formations.h"
 
+#include "kernels/quanta.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,8 @@ void thr_formations_free(thr_formations *f) {
   free(f->group);
   free(f->speed);
   free(f->wp_radius);
+  free(f->weight);
+  free(f->rms);
   free(f->members);
   free(f->path);
   free(f->state);
@@ -82,11 +86,13 @@ int thr_formations_create(thr_formations **out, const thr_scenario *sc, thr_agen
     f->group = calloc((size_t)n, sizeof *f->group);
     f->speed = calloc((size_t)n, sizeof *f->speed);
     f->wp_radius = calloc((size_t)n, sizeof *f->wp_radius);
+    f->weight = calloc((size_t)n, sizeof *f->weight);
+    f->rms = calloc((size_t)n, sizeof *f->rms);
     f->members = calloc((size_t)n, sizeof *f->members);
     f->path = calloc((size_t)n, sizeof *f->path);
     f->state = calloc((size_t)n, sizeof *f->state);
   }
-  if (!f || !p0 || !f->group || !f->speed || !f->wp_radius || !f->members || !f->path || !f->state) {
+  if (!f || !p0 || !f->group || !f->speed || !f->wp_radius || !f->weight || !f->rms || !f->members || !f->path || !f->state) {
     free(p0);
     thr_formations_free(f);
     snprintf(err, errlen, "out of memory for %d formations", n);
@@ -97,6 +103,8 @@ int thr_formations_create(thr_formations **out, const thr_scenario *sc, thr_agen
     f->group[k] = d->group;
     f->speed[k] = d->speed;
     f->wp_radius[k] = d->waypoint_radius;
+    f->weight[k] = d->speed_weight;
+    f->weighted |= d->speed_weight > 0.0f;
     p0[k] = d->path[0]; /* checkpointed agents: the paths' state comes with them */
   }
   int rc = owned ? attach(f, sc, owned, comm, p0, err, errlen) : 0;
@@ -119,10 +127,16 @@ int thr_formations_create(thr_formations **out, const thr_scenario *sc, thr_agen
 
 void thr_formations_advance(thr_formations *f, float dt) {
   for (int k = 0; k < f->n; ++k) {
-    thr_vec2 step = thr_group_path_step(&f->path[k], f->speed[k], dt, f->wp_radius[k]);
+    float speed = thr_formation_weighted_speed(f->speed[k], f->weight[k], f->rms[k]);
+    thr_vec2 step = thr_group_path_step(&f->path[k], speed, dt, f->wp_radius[k]);
     f->state[k].pos = f->path[k].pos;
     f->state[k].vel = v2_scale(step, 1.0f / dt);
   }
+}
+
+void thr_formations_set_errors(thr_formations *f, const int64_t *sq_q) {
+  for (int k = 0; k < f->n; ++k)
+    f->rms[k] = f->members[k] ? sqrt((double)sq_q[k] * THR_SPEED_QUANTUM / (double)f->members[k]) : 0.0;
 }
 
 void thr_formations_pack(const thr_formations *f, thr_blob *b) {

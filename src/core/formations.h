@@ -21,6 +21,9 @@ typedef struct thr_formations {
   int n;
   int *group;           /* [n] group number */
   float *speed, *wp_radius;
+  float *weight;        /* [n] speed_weight (004's weight on omega) */
+  int weighted;         /* some weight > 0: the step measures the errors first */
+  double *rms;          /* [n] rms_error the weights act on (thr_formations_set_errors) */
   long *members;        /* [n] agents at the start (all ranks) */
   thr_group_path *path; /* [n] */
   thr_formation_state *state; /* [n] this step's position and velocity */
@@ -35,8 +38,14 @@ int thr_formations_create(thr_formations **out, const thr_scenario *sc, thr_agen
                           char *err, size_t errlen);
 void thr_formations_free(thr_formations *f);
 
-/* One step of every group path (eq. 3) at time step dt: state = (P, V/dt). */
+/* One step of every group path (eq. 3) at time step dt: state = (P, V/dt),
+ * at the group speed its weight leaves of omega (f->rms: the errors of the
+ * step before). */
 void thr_formations_advance(thr_formations *f, float dt);
+
+/* The formations' rms_error from the quantised sums of squares
+ * (thr_sim_measure_formations), the same bits on every rank. */
+void thr_formations_set_errors(thr_formations *f, const int64_t *sq_q);
 
 /* Checkpoints: the paths' state. */
 void thr_formations_pack(const thr_formations *f, thr_blob *b);

@@ -909,6 +909,12 @@ void thr_populate_agent(const thr_scenario *sc, const thr_world *w, int block, u
   r->bstate = bk->bstate;
   r->laps = bk->laps;
   r->agility = bk->agility; /* 1 (the blank) unless formations store it */
+  /* -1 (the blank): the formations' setting; at most the grid's extent, as
+   * the ghost width (thr_world_init), which also keeps the ring loops from
+   * overflowing */
+  int most = w->gnx > w->gny ? w->gnx : w->gny;
+  r->frings = bk->fm_rings < most ? bk->fm_rings : most;
+  r->fdelay = bk->fm_delay;
   r->born = born;
   r->release = born + draw_dist(sc->seed, id, STREAM_PREMOVE, &bk->premove, 0.0f);
   set_goal(sc, bk, r);

@@ -210,6 +210,17 @@ static void update_routes(thr_sim *s) {
   r->seconds += MPI_Wtime() - t0;
 }
 
+/* The formations' rms_error at the end of the step before (or of the
+ * checkpoint), for the weights on their speeds. Collective. */
+static void measure_formation_errors(thr_sim *s) {
+  int n = s->forms->n;
+  int64_t *q = malloc(2 * (size_t)n * sizeof *q);
+  if (!q) thr_backend_fail(s->be, "out of memory measuring %d formations", n);
+  thr_sim_measure_formations(s, q, q + n);
+  thr_formations_set_errors(s->forms, q);
+  free(q);
+}
+
 void thr_sim_step(thr_sim *s) {
   const thr_backend_ops *B = s->be->ops;
   thr_backend *b = s->be;
@@ -221,6 +232,7 @@ void thr_sim_step(thr_sim *s) {
 
   /* the formations move on their paths first (004's Algorithm 1 lines 2-3) */
   if (s->forms) {
+    if (s->forms->weighted) measure_formation_errors(s);
     thr_formations_advance(s->forms, prm->dt);
     if (B->set_formations(b, s->forms->state, s->forms->n)) thr_backend_fail(b, "%s", b->error);
   }

@@ -22,6 +22,7 @@
 #include "base/geometry.h"
 #include "base/model_needs.h"
 #include "input_file.h"
+#include "kernels/pass_list.h"
 #include "models.h"
 #include "schema.h"
 #include "wkt.h"
@@ -2460,6 +2461,7 @@ static void block_defaults(cfg *c, thr_block *b, int index) {
   snprintf(b->name, sizeof b->name, "block%d", index);
   b->group = index;
   b->goal_altitude = NAN; /* the agent's own */
+  b->fm_rings = b->fm_delay = -1; /* 004's reaction: the formations' own setting */
 }
 
 static int read_block(cfg *c, const thr_ynode *blk, int index, thr_block *b) {
@@ -2471,7 +2473,10 @@ static int read_block(cfg *c, const thr_ynode *blk, int index, thr_block *b) {
   block_defaults(c, b, index);
   if (check_keys(c, blk, path) || read_layout(c, blk, path, b) || check_form_keys(c, blk, path, b->layout))
     return -1;
-  return read_placement(c, blk, path, b) || read_block_agents(c, blk, path, b) ? -1 : 0;
+  return read_placement(c, blk, path, b) || read_block_agents(c, blk, path, b) ||
+                 read_key(c, blk, path, "lookahead_rings", b) || read_key(c, blk, path, "restore_delay", b)
+             ? -1
+             : 0;
 }
 
 /* A block on a floor moves with it: its rectangle, centre, region, goal
@@ -3061,6 +3066,29 @@ static int check_agility(cfg *c, const thr_ynode *root) {
   return 0;
 }
 
+/* agents[].lookahead_rings and restore_delay (004's reaction) override the
+ * formations' settings for agents of a formation: elsewhere they would do
+ * nothing, so they are refused. */
+static int check_reaction(cfg *c, const thr_ynode *root) {
+  static const char *keys[2] = {"lookahead_rings", "restore_delay"};
+  const thr_scenario *sc = c->sc;
+  const thr_ynode *list = thr_ymap_get(root, "agents");
+  for (int i = 0; list && list->kind == THR_Y_SEQ && i < list->n && i < sc->n_blocks; ++i) {
+    int in_formation = 0;
+    for (int k = 0; k < sc->n_formations; ++k) in_formation |= sc->formations[k].group == sc->blocks[i].group;
+    for (int k = 0; k < 2 && !in_formation; ++k) {
+      const thr_ynode *v = list->items[i]->kind == THR_Y_MAP ? thr_ymap_get(list->items[i], keys[k]) : NULL;
+      char p[PATH_LEN];
+      snprintf(p, sizeof p, "agents[%d].%s", i, keys[k]);
+      if (v)
+        return fail(c, v, p, "%s overrides formations.%s for agents of a formation (004's reaction); group %d has "
+                    "no formation (formations.groups), so it would do nothing: remove it or add one", keys[k],
+                    keys[k], sc->blocks[i].group);
+    }
+  }
+  return 0;
+}
+
 /* The key node of root.a.b (or of root.a, or root, whichever exists
  * last), for a message about a key that combines badly with others. */
 static const thr_ynode *key_at(const thr_ynode *root, const char *a, const char *b) {
@@ -3134,9 +3162,15 @@ static int set_velocity_model(cfg *c, const thr_ynode *root, const thr_model_des
     if (thr_ymap_get(root, pbd[k]))
       return fail(c, key_at(root, pbd[k], NULL), pbd[k], "model.kind %s %s%s (docs/%s.md lists what it supports)",
                   kind, k < 7 ? "has no such section: it belongs to the PBD model" : "cannot have ",
-                  k < 7 ? "" : pbd[k], kind);
-  if (prm->dim3)
-    return fail(c, key_at(root, "world", "z"), "world.z", "model.kind %s is 2D (3D agents are PBD only)", kind);
+                  k < 7 ? "" : pbd[k], prm->dim3 ? "3d" : kind);
+  /* its plan moves 2D or 3D agents (the pass list's agent_fn, agent_fn3) */
+  for (int k = 0; k < THR_PASS_COUNT; ++k) {
+    if (thr_pass_stage(k) != THR_STAGE_PLAN || !thr_pass_enabled(k, prm) || thr_pass_has_form(k, prm->dim3)) continue;
+    if (prm->dim3)
+      return fail(c, key_at(root, "world", "z"), "world.z", "model.kind %s is 2D (3D agents are PBD or rvo3d)", kind);
+    return fail(c, key_at(root, "model", "kind"), "model.kind",
+                "%s moves 3D agents: it needs a 3D scenario (give world.z: {min, max}; docs/3d.md)", kind);
+  }
   if (!(prm->max_speed > 0.0f))
     return fail(c, key_at(root, "model", "max_speed"), "model.max_speed",
                 "must be > 0 with model.kind %s (%s)", kind, m->max_speed_role);
@@ -3156,7 +3190,10 @@ static int set_model(cfg *c, const thr_ynode *root) {
   thr_model_fault f = {0};
   if (mine->settle && mine->settle(prm, c->sc, &f)) {
     char key[96];
-    snprintf(key, sizeof key, "%s.%s", f.section, f.name);
+    if (f.name)
+      snprintf(key, sizeof key, "%s.%s", f.section, f.name);
+    else /* the whole section */
+      snprintf(key, sizeof key, "%s", f.section);
     return fail(c, key_at(root, f.section, f.name), key, "%s", f.why);
   }
   return 0;
@@ -3192,6 +3229,7 @@ static int fill_scenario(cfg *c, const thr_ynode *root, const char *path) {
       read_journeys(c, root))
     return -1;
   return read_agents(c, root) || read_sources(c, root) || read_formations(c, root) || check_agility(c, root) ||
+                 check_reaction(c, root) ||
                  read_measurement(c, root) ||
                  read_behaviors(c, root) || read_block_behaviors(c, root) ||
                  check_output(c, root) || check_3d(c, root) || set_model(c, root) ||

@@ -52,6 +52,12 @@ static int refuse(thr_model_fault *f, const char *section, const char *name) {
   return -1;
 }
 
+/* The fastest preferred speed a block's agents can draw. */
+static float block_top_speed(const thr_block *b) {
+  if (b->speed_dist.kind == THR_DIST_NORMAL) return isfinite(b->speed_dist.hi) ? b->speed_dist.hi : b->speed_dist.a;
+  return b->speed_mean + b->speed_spread;
+}
+
 /* The forces' limits the key table cannot say; the angles as cosines (once:
  * per-step code uses no trigonometry), slow_time in steps, the ghost rings'
  * range (the largest of any behaviour state). */
@@ -72,6 +78,16 @@ static int settle(thr_params *p, const thr_scenario *sc, thr_model_fault *f) {
   p->orca.range_max = p->orca.range;
   for (int k = 0; k < p->orca.n_bstates; ++k)
     if (sc->bstates[k].range > p->orca.range_max) p->orca.range_max = sc->bstates[k].range;
+  for (int b = 0; b < sc->n_blocks; ++b) {
+    const thr_block *bk = &sc->blocks[b];
+    float top = block_top_speed(bk) * (bk->bstate >= 0 && bk->bstate < p->orca.n_bstates ? sc->bstates[bk->bstate].speed : 1.0f);
+    if (top > p->max_speed) {
+      snprintf(f->why, sizeof f->why,
+               "%g m/s is below the speed %g m/s of agents '%.40s' (line %d): ORCA velocities lie in a disc of "
+               "this radius; raise it", (double)p->max_speed, (double)top, bk->name, bk->line);
+      return refuse(f, "model", "max_speed");
+    }
+  }
   if (p->orca.neighbors > THR_ORCA_MAX_NEIGHBORS) {
     snprintf(f->why, sizeof f->why, "must be at most %d, got %d", THR_ORCA_MAX_NEIGHBORS, p->orca.neighbors);
     return refuse(f, "orca", "max_neighbors");

@@ -117,8 +117,8 @@ const thr_key thr_schema[] = {
                 "the speed–density relation (table \"Model presets\" below); keys the scenario gives win"},
     {.path = "model.kind", .type = CHOICE, .choices = THR_MODEL_CHOICES, .def = "pbd", PRM(model_kind, INT),
      .meaning = "position-based dynamics (seed 000), ORCA velocity obstacles (seed 002, docs/orca.md; `orca` "
-                "keys), or the power-law force model 000 compares with (Karamouzas et al. 2014, docs/powerlaw.md; "
-                "`powerlaw` keys)"},
+                "keys), the power-law force model 000 compares with (Karamouzas et al. 2014, docs/powerlaw.md; "
+                "`powerlaw` keys), or 3D ORCA, 003's comparator (RVO2-3D, docs/3d.md; `rvo3d` keys; needs world.z)"},
     {.path = "model.alpha", .type = NUMBER, .range = UNIT, .def = "0.0385", PRM(alpha, FLOAT),
      .meaning = "velocity blending, eq. (1)"},
     {.path = "model.radius_scale", .type = NUMBER, .range = GE1, .def = "1.05", PRM(radius_scale, FLOAT),
@@ -248,6 +248,18 @@ const thr_key thr_schema[] = {
      .meaning = "agents and walls closer than this interact [m]"},
     {.path = "powerlaw.max_accel", .type = NUMBER, .range = GE0, .def = "20", PRM(powerlaw.max_accel, FLOAT),
      .meaning = "the total acceleration is capped at this [m/s²]; 0: no cap"},
+
+    {.path = "rvo3d", .type = MAP,
+     .meaning = "3D ORCA (RVO2-3D's algorithm; `model.kind: rvo3d`, 3D scenarios only; seed paper 003's "
+                "comparator, docs/3d.md)"},
+    {.path = "rvo3d.neighbor_dist", .type = NUMBER, .range = GT0, .def = "3.0", PRM(rvo3d.range, FLOAT),
+     .meaning = "neighbours closer than this (3D centre distance at the step's start) are avoided [m]"},
+    {.path = "rvo3d.max_neighbors", .type = INTEGER, .range = GT0, .def = "10", PRM(rvo3d.neighbors, INT),
+     .meaning = "the nearest this many of them, at most 16 (ties by id)"},
+    {.path = "rvo3d.time_horizon", .type = NUMBER, .range = GT0, .def = "2.0", PRM(rvo3d.horizon, FLOAT),
+     .meaning = "τ: collisions within this time are avoided [s]"},
+    {.path = "rvo3d.responsibility", .type = NUMBER, .range = STIFF, .def = "0.5", PRM(rvo3d.share, FLOAT),
+     .meaning = "each agent's share of the avoidance: 1/2 reciprocal, 1 all of it"},
 
     {.path = "forces", .type = MAP,
      .meaning = "the ORCA model's physical forces (002 §3.3, docs/orca.md): collisions, pushing, and the forces "
@@ -603,6 +615,14 @@ const thr_key thr_schema[] = {
     {.path = "agents[].agility", .type = NUMBER, .range = GT0, .flags = PROPERTY, .def = "1", BLK(agility, FLOAT),
      .meaning = "factor on the agent's own avoidance (long-range) correction: how quickly it gets out of the way "
                 "(004's agility); with formations only"},
+    {.path = "agents[].lookahead_rings", .type = INTEGER, .range = GE0, .def_note = "formations.lookahead_rings",
+     BLK(fm_rings, INT),
+     .meaning = "the agents' own congestion look-ahead (004's reaction: a quicker agent sees the other group "
+                "further away); agents of a formation only"},
+    {.path = "agents[].restore_delay", .type = INTEGER, .range = GE0, .def_note = "formations.restore_delay",
+     BLK(fm_delay, INT),
+     .meaning = "the agents' own restore delay [steps] (004's reaction: a quicker agent takes its place back "
+                "sooner); agents of a formation only"},
     {.path = "agents[].group", .type = INTEGER, .range = GE0, .flags = PROPERTY, BLK(group, INT),
      .def_note = "block index", .meaning = "group number (written to outputs)"},
     {.path = "agents[].goal", .type = GOAL, .flags = PROPERTY, .def_note = "none",
@@ -674,6 +694,9 @@ const thr_key thr_schema[] = {
                 "the last"},
     {.path = "formations.groups[].speed", .type = NUMBER, .range = GT0, .def = "1.2", FRM(speed, FLOAT),
      .meaning = "group speed ω [m/s]; below the agents' speeds, so that they can catch up"},
+    {.path = "formations.groups[].speed_weight", .type = NUMBER, .range = GE0, .def = "0", FRM(speed_weight, FLOAT),
+     .meaning = "004's weight on the group speed [1/m]: the group walks at ω / (1 + w e), e its rms_error of the "
+                "step before, so that it waits for agents that lag; 0: constant ω"},
     {.path = "formations.groups[].min_spacing", .type = NUMBER, .range = GE0, .def = "0.5", FRM(min_spacing, FLOAT),
      .meaning = "path points closer than this to the last kept one are dropped [m]"},
     {.path = "formations.groups[].waypoint_radius", .type = NUMBER, .range = GE0, .def = "0.5",
@@ -689,6 +712,9 @@ const thr_key thr_schema[] = {
                 "rings of its own (0: its own cell, the paper's eq. 9)"},
     {.path = "formations.restore_delay", .type = INTEGER, .range = GE0, .def = "0", PRM(fm_restore_delay, INT),
      .meaning = "steps the cells must stay clear before the formation is taken back"},
+    {.path = "formations.break", .type = BOOL, .def = "true", PRM(fm_break, INT),
+     .meaning = "agents drop their formation where another group comes near (eq. 9); false: never (a formation "
+                "that only collides, for 004's Fig. 20 comparison)"},
     {.path = "formations.steering", .type = CHOICE, .choices = "pursuit, literal, off", .def = "pursuit",
      PRM(steer_mode, INT),
      .meaning = "seek steering after the velocity update: pursuit of the moving SRD, the paper's eq. 10 "

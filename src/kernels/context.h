@@ -125,6 +125,8 @@ static inline void thr_ctx_bind(thr_ctx *c, const thr_agents *a, const int *offs
   c->fclear = a->fclear;
   c->srd = a->srd;
   c->agility = a->agility;
+  c->frings = a->frings;
+  c->fdelay = a->fdelay;
   c->pref_speed = a->pref_speed;
 }
 

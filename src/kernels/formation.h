@@ -49,6 +49,19 @@ THR_HD int thr_formation_clear_next(int clear, int congested) {
 }
 THR_HD int thr_formation_holds(int clear, int restore_delay) { return clear > restore_delay; }
 
+/* ---- eq. 3: the group speed ---------------------------------------------- */
+
+/* 004 sets the group speed omega "as a constant speed and uses a weight
+ * value to adjust the velocity of a group" without a rule. throng's rule
+ * (formations.groups[].speed_weight w [1/m]): omega / (1 + w e), e the
+ * group's RMS distance to the SRDs [m], so that the group slows down and
+ * waits while agents lag. w = 0 gives omega exactly. Host only (eq. 3 runs
+ * on the host). */
+static inline float thr_formation_weighted_speed(float speed, float weight, double rms_error) {
+  if (!(weight > 0.0f)) return speed;
+  return (float)((double)speed / (1.0 + (double)weight * rms_error));
+}
+
 /* ---- eq. 8: the soft formation constraint ------------------------------ */
 
 /* The per-iteration stiffness that closes the fraction k_f of the gap to

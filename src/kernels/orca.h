@@ -78,12 +78,18 @@ THR_HD thr_orca_line thr_orca_agent_line(thr_vec2 pa, thr_vec2 va, float ra, thr
 
 /* The force constraint (002 eq. 12): the new velocity changes at least as
  * much along the net force f as it demands, v . f^ >= vf . f^ with
- * vf = v + f w dt. Returns 0 (no line) when f is zero. */
-THR_HD int thr_orca_force_line(thr_vec2 vf, thr_vec2 f, thr_orca_line *l) {
+ * vf = v + f w dt, but never more than the speed disc of radius vmax
+ * holds: the bound is at most THR_ORCA_FORCE_REACH vmax, so a sliver of
+ * the disc stays feasible. (Growing the disc to |vf| instead let pushes,
+ * which grow with the pusher's speed, feed on themselves: 19 m/s in the two
+ * bottlenecks; docs/decisions/0011.) Returns 0 (no line) when f is zero. */
+#define THR_ORCA_FORCE_REACH 0.99f
+THR_HD int thr_orca_force_line(thr_vec2 vf, thr_vec2 f, float vmax, thr_orca_line *l) {
   float fl = v2_len(f);
   if (!(fl > 0.0f)) return 0;
   thr_vec2 fh = v2_scale(f, 1.0f / fl);
-  l->q = vf;
+  float along = v2_dot(vf, fh), reach = THR_ORCA_FORCE_REACH * vmax;
+  l->q = along > reach ? v2_sub(vf, v2_scale(fh, along - reach)) : vf;
   l->d = v2(fh.y, -fh.x);
   return 1;
 }
@@ -94,13 +100,16 @@ THR_HD int thr_orca_force_line(thr_vec2 vf, thr_vec2 f, thr_orca_line *l) {
  * misses the disc or lines [0, i) leave nothing of it. */
 THR_HD int thr_orca_lp1(const thr_orca_line *lines, int i, float R, thr_vec2 t, int direction, thr_vec2 *out) {
   const thr_orca_line *li = &lines[i];
-  float b = v2_dot(li->q, li->d);
-  float disc = b * b + R * R - v2_len2(li->q);
+  /* Measured from the line's point nearest the origin, q0: b^2 - |q|^2 for
+   * a far point (LP3's nearly parallel projections lie 10^3 m/s out)
+   * cancels to noise in float and put the result 4 % outside the disc. */
+  thr_vec2 q0 = v2_sub(li->q, v2_scale(li->d, v2_dot(li->q, li->d)));
+  float disc = R * R - v2_len2(q0);
   if (disc < 0.0f) return 0;
-  float sq = sqrtf(disc), s_lo = -b - sq, s_hi = -b + sq;
+  float sq = sqrtf(disc), s_lo = -sq, s_hi = sq;
   for (int j = 0; j < i; ++j) {
     const thr_orca_line *lj = &lines[j];
-    float den = thr_det(li->d, lj->d), num = thr_det(lj->d, v2_sub(li->q, lj->q));
+    float den = thr_det(li->d, lj->d), num = thr_det(lj->d, v2_sub(q0, lj->q));
     if (fabsf(den) <= THR_ORCA_EPS) {
       if (num < 0.0f) return 0; /* parallel, and line i lies on j's infeasible side */
       continue;
@@ -116,10 +125,10 @@ THR_HD int thr_orca_lp1(const thr_orca_line *lines, int i, float R, thr_vec2 t, 
   if (direction) {
     s = v2_dot(t, li->d) > 0.0f ? s_hi : s_lo;
   } else {
-    s = v2_dot(li->d, v2_sub(t, li->q));
+    s = v2_dot(li->d, v2_sub(t, q0));
     s = s < s_lo ? s_lo : (s > s_hi ? s_hi : s);
   }
-  *out = v2_add(li->q, v2_scale(li->d, s));
+  *out = v2_add(q0, v2_scale(li->d, s));
   return 1;
 }
 

@@ -24,7 +24,10 @@
  *             FINAL:     XSPH, clamps, x = x*, goal flags.
  *   agent_fn3 the same for 3D agents (passes3d.h; a vector of thr_vec3 where
  *             agent_fn returns a thr_vec2), THR_NO_3D where a pass has none
- *             (those are off in a 3D scenario, or need no 3D form)
+ *             (those are off in a 3D scenario, or need no 3D form); a pass
+ *             of 3D agents only has THR_NO_2D as its agent_fn (the loader
+ *             refuses a model whose PLAN pass has no form for the scenario:
+ *             thr_pass_has_form)
  *   enabled   an expression of `prm` (const thr_params *): does the pass run?
  *   forwards  an expression of `prm`: the fields (THR_FIELD_BIT) whose new
  *             values ghosts on other ranks need after this pass (in 3D
@@ -52,6 +55,7 @@
   PASS(HEADWAY, "headway", PLAN, thr_agent_headway, THR_NO_3D, prm->headway_on, THR_FIELD_BIT(P))              \
   PASS(ORCA, "orca", PLAN, thr_agent_orca, THR_NO_3D, prm->model_kind == THR_MODEL_ORCA, 0)                      \
   PASS(POWERLAW, "powerlaw", PLAN, thr_agent_powerlaw, THR_NO_3D, prm->model_kind == THR_MODEL_POWERLAW, 0)      \
+  PASS(RVO3D, "rvo3d", PLAN, THR_NO_2D, thr_agent_rvo3d, prm->model_kind == THR_MODEL_RVO3D, 0)                  \
   PASS(STABILITY, "stability", STABILITY, thr_agent_stability, thr_agent_stability3, 1,                          \
     THR_FIELD_BIT(X) | THR_FIELD_BIT(P))                                                                    \
   PASS(FORMATION, "formation", SOLVER, thr_agent_formation, thr_agent_keep3, prm->formation_on, THR_FIELD_BIT(P)) \
@@ -129,6 +133,26 @@ static inline int thr_pass_enabled(int kind, const thr_params *prm) {
     default:
       return 0;
   }
+}
+
+/* Has the pass a form for 2D (dim3 = 0) or 3D agents (its agent_fn or
+ * agent_fn3 is not THR_NO_2D or THR_NO_3D)? */
+static inline int thr_pass_has_form(int kind, int dim3) {
+  static const char *const fn2[THR_PASS_COUNT] = {
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) #fn,
+      THR_PASSES(THR_X)
+#undef THR_X
+  };
+  static const char *const fn3s[THR_PASS_COUNT] = {
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) #fn3,
+      THR_PASSES(THR_X)
+#undef THR_X
+  };
+  if (kind < 0 || kind >= THR_PASS_COUNT) return 0;
+  const char *f = dim3 ? fn3s[kind] : fn2[kind], *none = dim3 ? "THR_NO_3D" : "THR_NO_2D";
+  for (int k = 0;; ++k)
+    if (f[k] != none[k]) return 1;
+    else if (!f[k]) return 0;
 }
 
 static inline thr_field_mask thr_pass_forwards(int kind, const thr_params *prm) {

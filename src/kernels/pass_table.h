@@ -9,6 +9,21 @@
 #include "passes3d.h"
 #include "passes_orca.h"
 #include "passes_powerlaw.h"
+#include "passes_rvo3d.h"
+
+/* A pass without a 2D or a 3D form (THR_NO_2D, THR_NO_3D in the list)
+ * keeps x* where a dispatch names it: the loader refuses a scenario of
+ * that dimension for its model, so it never runs. */
+THR_HD thr_vec2 thr_agent_no_2d(const thr_ctx *c, const thr_agents *a, int i) {
+  (void)a;
+  return c->p[i];
+}
+THR_HD thr_vec3 thr_agent_no_3d(const thr_ctx *c, const thr_agents *a, int i) {
+  (void)a;
+  return thr_agent_p3(c, i);
+}
+#define THR_NO_2D thr_agent_no_2d
+#define THR_NO_3D thr_agent_no_3d
 
 #define THR_IF_SOLVER_BEHAVIOUR(...)
 #define THR_IF_SOLVER_UPDATE(...)
@@ -56,6 +71,17 @@ THR_HD thr_vec2 thr_pass_plan_agent(int kind, const thr_ctx *c, const thr_agents
 #undef THR_X
     default:
       return c->p[i];
+  }
+}
+
+/* A PLAN pass for a 3D agent i: the new x*_i. */
+THR_HD thr_vec3 thr_pass_plan_agent3(int kind, const thr_ctx *c, const thr_agents *a, int i) {
+  switch (kind) {
+#define THR_X(NAME, label, stage, fn, fn3, on, fwd) THR_IF_PLAN_##stage(case THR_PASS_##NAME : return fn3(c, a, i);)
+    THR_PASSES(THR_X)
+#undef THR_X
+    default:
+      return thr_agent_p3(c, i);
   }
 }
 

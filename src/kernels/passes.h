@@ -82,6 +82,7 @@ typedef struct thr_ctx {
   const int32_t *formation, *fclear;
   const thr_vec2 *srd;
   const float *agility; /* NULL without formations: 1 for every agent */
+  const int32_t *frings, *fdelay; /* 004's reaction per agent; -1: the formations' setting */
   const float *pref_speed;
   const thr_formation_state *forms;
   /* the step's neighbour lists (thr_agent_step_lists), NULL while not
@@ -301,16 +302,25 @@ THR_HD int thr_agent_formation_of(const thr_ctx *c, int i) { return c->prm.forma
 /* Agent i's Short Range Destination in formation f this step. */
 THR_HD thr_vec2 thr_agent_srd(const thr_ctx *c, int i, int f) { return v2_add(c->forms[f].pos, c->srd[i]); }
 
+/* 004's reaction of formation agent i: its look-ahead rings and restore
+ * delay, its own (agents[].lookahead_rings, restore_delay) or the
+ * formations'. */
+THR_HD int thr_agent_lookahead(const thr_ctx *c, int i) { return c->frings[i] >= 0 ? c->frings[i] : c->k_formation; }
+THR_HD int thr_agent_formation_holds(const thr_ctx *c, int i) {
+  return thr_formation_holds(c->fclear[i], c->fdelay[i] >= 0 ? c->fdelay[i] : c->prm.fm_restore_delay);
+}
+
 /* Behaviour (spec §2.5, eq. 9 per agent): congested when a cell within
- * k_formation rings of i's cell (binned on x*) holds an agent of another
- * group; returns i's new clear-step count. Agents outside formations keep
- * theirs. */
+ * the agent's look-ahead rings of i's cell (binned on x*) holds an agent of
+ * another group (never with formations.break false); returns i's new
+ * clear-step count. Agents outside formations keep theirs. */
 THR_HD int thr_agent_formation_clear(const thr_ctx *c, int i) {
   int f = c->formation[i];
   if (f < 0) return c->fclear[i];
   int congested = 0;
+  if (!c->prm.fm_break) return thr_formation_clear_next(c->fclear[i], congested);
   thr_nbr_iter it;
-  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], c->k_formation);
+  thr_nbr_begin(&it, &c->grid, c->grid.cell_of[i], thr_agent_lookahead(c, i));
   for (int j; !congested && (j = thr_nbr_next(&it, &c->grid)) >= 0;) congested = c->formation[j] != f;
   return thr_formation_clear_next(c->fclear[i], congested);
 }
@@ -322,7 +332,7 @@ THR_HD thr_vec2 thr_agent_formation(const thr_ctx *c, int i) {
   const thr_params *prm = &c->prm;
   thr_vec2 pi = c->p[i];
   int f = c->formation[i];
-  if (f < 0 || !thr_formation_holds(c->fclear[i], prm->fm_restore_delay)) return pi;
+  if (f < 0 || !thr_agent_formation_holds(c, i)) return pi;
   float cap = prm->fm_cap ? c->pref_speed[i] * prm->dt / (float)prm->solver_iterations : 0.0f;
   return v2_add(pi, thr_formation_correction(pi, thr_agent_srd(c, i, f), prm->fm_k_it, cap));
 }
@@ -647,6 +657,10 @@ THR_HD thr_vec2 thr_agent_velocity(const thr_ctx *c, int i) {
 THR_HD thr_vec2 thr_agent_xsph_clamp(const thr_ctx *c, int i, thr_vec2 v_old) {
   const thr_params *prm = &c->prm;
   thr_vec2 vi = c->v[i];
+  /* ORCA: the agent moves with its linear program's velocity (x* = x + dt
+   * v), whose disc bounds its speed; a clamp here would store a velocity it
+   * did not move with, which the next step's ORCA lines and forces read */
+  if (prm->model_kind == THR_MODEL_ORCA) return vi;
   int fi = thr_agent_formation_of(c, i);
   if (prm->xsph_on) {
     thr_vec2 pi = c->p[i];

@@ -51,13 +51,24 @@ THR_HD int thr_agent_target3(const thr_ctx *c, const thr_agents *a, int i, thr_v
   return 1;
 }
 
-/* Plan and predict (Algorithm 1 lines 1-5) in 3D: returns x*. */
-THR_HD thr_vec3 thr_agent_predict3(const thr_ctx *c, const thr_agents *a, int i) {
+/* Agent i's 3D preferred velocity toward its goal (zero before its
+ * release, at its goal, or without one): PBD's plan and the 3D ORCA
+ * model's (passes_rvo3d.h) alike. */
+THR_HD thr_vec3 thr_agent_preferred3(const thr_ctx *c, const thr_agents *a, int i) {
   thr_vec3 x = v3(a->x[i].x, a->x[i].y, a->z[i]), vp = v3_zero(), t;
   int inside = 0;
   if (!(c->ev.time < a->release[i]) && !(a->flags[i] & THR_FLAG_AT_GOAL) && thr_agent_target3(c, a, i, x, &t, &inside) &&
       !inside)
     vp = thr_preferred_velocity3(x, t, a->pref_speed[i], c->prm.dt);
+  return vp;
+}
+
+/* Plan and predict (Algorithm 1 lines 1-5) in 3D: returns x* (x^n for a
+ * model whose own PLAN pass gives x*, as thr_agent_predict). */
+THR_HD thr_vec3 thr_agent_predict3(const thr_ctx *c, const thr_agents *a, int i) {
+  thr_vec3 x = v3(a->x[i].x, a->x[i].y, a->z[i]);
+  if (thr_model_plans_itself(&c->prm)) return x;
+  thr_vec3 vp = thr_agent_preferred3(c, a, i);
   thr_vec3 v = v3(a->v[i].x, a->v[i].y, a->vz[i]);
   return thr_predict3(x, thr_blend_velocity3(v, vp, c->prm.alpha), c->prm.dt);
 }
@@ -229,6 +240,10 @@ THR_HD thr_vec3 thr_agent_velocity3(const thr_ctx *c, int i) {
 THR_HD thr_vec3 thr_agent_xsph_clamp3(const thr_ctx *c, int i, thr_vec3 v_old) {
   const thr_params *prm = &c->prm;
   thr_vec3 vi = thr_agent_v3(c, i);
+  /* 3D ORCA: the agent moves with its linear program's velocity (x* = x +
+   * dt v), whose sphere bounds its speed; a clamp here would store a
+   * velocity it did not move with, which the next step's half-spaces read */
+  if (prm->model_kind == THR_MODEL_RVO3D) return vi;
   if (prm->xsph_on) {
     thr_vec3 pi = thr_agent_p3(c, i), sum = v3_zero();
     float h2 = prm->xsph_h * prm->xsph_h;

@@ -429,11 +429,11 @@ THR_HD thr_vec2 thr_orca_net_force(const thr_ctx *c, const thr_agents *a, int k)
 }
 
 /* Pass B (PLAN): agent i's ORCA step: the permitted velocity closest to its
- * preferred one within the disc of model.max_speed (or of the speed the
- * force implies, when larger), the obstacle half-planes hard (never given
- * up for the others), then the force constraint and the neighbours' half-
- * planes. Records v^(n-1), v^f and the flags of eq. 9 and of the fallback;
- * returns x* = x + dt v_new. */
+ * preferred one within the disc of model.max_speed, the obstacle half-
+ * planes hard (never given up for the others), then the force constraint
+ * (held inside the disc) and the neighbours' half-planes. Records v^(n-1),
+ * v^f and the flags of eq. 9 and of the fallback; returns x* = x + dt
+ * v_new, the velocity the agent keeps (the final pass leaves it as it is). */
 THR_HD thr_vec2 thr_agent_orca(const thr_ctx *c, const thr_agents *a, int i) {
   const thr_params *prm = &c->prm;
   thr_bstate st = thr_orca_state(c, a, i);
@@ -449,9 +449,8 @@ THR_HD thr_vec2 thr_agent_orca(const thr_ctx *c, const thr_agents *a, int i) {
   if (prm->orca.forces_on) {
     thr_vec2 f = thr_orca_net_force(c, a, i);
     vf = v2_add(vi, v2_scale(f, c->inv_mass[i] * prm->dt));
-    forced = thr_orca_force_line(vf, f, &lines[n]);
+    forced = thr_orca_force_line(vf, f, vmax, &lines[n]);
     n += forced;
-    if (forced && v2_len(vf) > vmax) vmax = v2_len(vf);
   }
   int m = thr_orca_neighbors(c, i, st.range, nb);
   for (int k = 0; k < m; ++k) {

@@ -53,6 +53,25 @@ foreach(plane vertical auto)
                  --scenario ${THRONG_3D_CONFIGS}/swarm-crossing.yaml --set avoidance.plane=${plane})
 endforeach()
 
+# 3D ORCA (model.kind rvo3d, RVO2-3D's algorithm), seed 003 Figs. 2 (bottom)
+# and 5: the head-on pair passes (measured: closest 1.00000 m = r_i + r_j,
+# sideways, both at their goals from 14.69 s), the swarms cross without
+# overlap (all 96 at their goals from 32.88 s); every step's displacement is
+# dt x the stored velocity (largest error 4.8e-7 m/s).
+throng_3d_test(rvo3d_pair 3d 1 rvo3d_pair --scenario ${THRONG_3D_CONFIGS}/pair-head-on-rvo3d.yaml)
+throng_3d_test(rvo3d_pair_exactly_head_on 3d 1 rvo3d_pair --scenario ${THRONG_3D_CONFIGS}/pair-head-on-rvo3d.yaml
+               --set agents[1].points=[[10,0]] --set agents[1].goal.point=[-10,0])
+throng_3d_test(rvo3d_swarm 3d 1 rvo3d_swarm --scenario ${THRONG_3D_CONFIGS}/swarm-crossing-rvo3d.yaml)
+if(THRONG_MPI_ARGS)
+  throng_3d_test(ranks_rvo3d_swarm "3d;mpi" 4 ranks --scenario ${THRONG_3D_CONFIGS}/swarm-crossing-rvo3d.yaml)
+  throng_3d_test(ranks_rvo3d_pair "3d;mpi" 4 ranks --scenario ${THRONG_3D_CONFIGS}/pair-head-on-rvo3d.yaml)
+endif()
+foreach(cfg pair-head-on swarm-crossing)
+  string(REPLACE "-" "_" _name ${cfg})
+  throng_3d_test(gpu.cpu_equals_cuda_rvo3d_${_name} "3d;gpu" 1 cpu_vs_cuda
+                 --scenario ${THRONG_3D_CONFIGS}/${cfg}-rvo3d.yaml)
+endforeach()
+
 # Bad input never starts a run (tests/cli/check_bad_input.py): 3D keys in a
 # 2D scenario, what 3D cannot have yet, altitudes outside world.z.
 file(GLOB THRONG_3D_BAD CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/bad/*.yaml)

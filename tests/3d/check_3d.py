@@ -26,6 +26,15 @@ Cases:
            the end. Horizontal: every drone's altitude exactly its start altitude
            in every frame; vertical: some drone leaves its layer by more than
            0.5 m while crossing.
+  rvo3d_pair   the head-on pair with 3D ORCA (configs/3d/pair-head-on-rvo3d.yaml,
+           model.kind rvo3d), a CSV frame every step: the smallest centre
+           distance over all frames >= r_i + r_j - 1e-4 m, both at their goals at
+           the end, and every step's displacement is dt times the velocity stored
+           after it: |(x_n+1 - x_n)/dt - v_n+1| <= 1e-5 m/s in x, y and z.
+  rvo3d_swarm  the swarms with 3D ORCA (configs/3d/swarm-crossing-rvo3d.yaml),
+           metrics and a CSV frame every step: the largest overlap below 5 % of a
+           radius at every step, all 96 at their goals at the end, the same
+           displacement check for every drone and step.
   outputs  the swarms (plane vertical, 900 steps) with an HDF5 and a CSV trajectory
            (a frame every 8 steps, and the last step: /final): the CSV files have z and vz columns, run.json
            says dimensions 3 and world_z; trajectory.h5's /trajectory z, /points z
@@ -187,6 +196,57 @@ def case_swarm():
         check(leave > 0.5, "vertical: drones leave their layers while crossing (%.3f m > 0.5)" % leave)
 
 
+def displacement_error(fr, dt):
+    """The largest |(x_n+1 - x_n)/dt - v_n+1| over consecutive frames one
+    step apart, every agent and axis."""
+    worst = 0.0
+    for (s0, a0), (s1, a1) in zip(fr, fr[1:]):
+        if s1 != s0 + 1:
+            continue
+        for i, r in a1.items():
+            if i in a0:
+                for k, vk in (("x", "vx"), ("y", "vy"), ("z", "vz")):
+                    worst = max(worst, abs((r[k] - a0[i][k]) / dt - r[vk]))
+    return worst
+
+
+def check_displacement(fr):
+    worst = displacement_error(fr, 1.0 / 48.0)
+    check(worst <= 1e-5, "every step's displacement = dt x the stored velocity within 1e-5 m/s (largest %.3g, "
+          "%d frames)" % (worst, len(fr)))
+
+
+def case_rvo3d_pair():
+    out = os.path.join(A.tmp, "rvo3d-pair")
+    run(["--out", out, "--set", "output.trajectory_format=csv", "--set", "output.trajectory_every=1",
+         "--set", "output.metrics_every=1"])
+    pf = pair_frames(out)
+    step, dx, dy, dz, d, a, b = crossing(pf)
+    print("crossing at step %d: dx %.3f dy %.3f dz %.3f (z %.3f, %.3f)" % (step, dx, dy, dz, a["z"], b["z"]))
+    dmin = min(f[4] for f in pf)
+    rr = a["radius"] + b["radius"]
+    check(dmin >= rr - 1e-4, "smallest centre distance %.5f m >= r_i + r_j - 1e-4 (%.4f)" % (dmin, rr - 1e-4))
+    m = metrics(out)
+    arrive = next((float(r["time"]) for r in m if int(r["at_goal"]) == 2), None)
+    check(int(m[-1]["at_goal"]) == 2, "both at their goals at the end (%s; both from t = %s s)"
+          % (m[-1]["at_goal"], arrive))
+    check_displacement(frames(out))
+
+
+def case_rvo3d_swarm():
+    out = os.path.join(A.tmp, "rvo3d-swarm")
+    run(["--out", out, "--set", "output.trajectory_format=csv", "--set", "output.trajectory_every=1",
+         "--set", "output.metrics_every=1"])
+    m = metrics(out)
+    worst = max(float(r["max_overlap_ratio"]) for r in m)
+    check(worst < 0.05, "largest overlap %.4f of a radius at any step (< 0.05)" % worst)
+    arrive = next((float(r["time"]) for r in m if int(r["at_goal"]) == 96), None)
+    check(int(m[-1]["at_goal"]) == 96, "all 96 at their goals at the end (%s; all from t = %s s)"
+          % (m[-1]["at_goal"], arrive))
+    print("steps with a fallback (LP4): %d" % sum(1 for r in m if int(r["lp_fallbacks"]) > 0))
+    check_displacement(frames(out))
+
+
 def case_outputs():
     import json
     import xml.etree.ElementTree as ET
@@ -277,7 +337,7 @@ def case_cpu_vs_cuda():
 
 
 CASES = {"pair": case_pair, "auto": case_auto, "swarm": case_swarm, "outputs": case_outputs, "ranks": case_ranks,
-         "cpu_vs_cuda": case_cpu_vs_cuda}
+         "cpu_vs_cuda": case_cpu_vs_cuda, "rvo3d_pair": case_rvo3d_pair, "rvo3d_swarm": case_rvo3d_swarm}
 
 
 def main():

@@ -52,6 +52,19 @@ when one fails, 77 when it cannot run here):
   agility     004's agility per agent (--steps N): the crossing at agility 1 / 1 and 0.25 / 2; the less
               agile formation's largest rms_error at most half the default's, the agile one's at least
               1.5 times
+  reaction    004's reaction per agent (--steps N --delay D --rings R --min-shift S): the crossing with
+              restore_delay D for all, then the circle alone with lookahead_rings R, then alone with
+              restore_delay 0: it first breaks >= S steps earlier, resp. its last broken agent is back
+              >= S steps sooner; the rectangle's first break does not move
+  speed_weight 004's weight on the group speed (--steps N --after T --weight W --max-ratio Q --min-wait M):
+              weight 0 = no key byte for byte; weight W: largest rms_error <= Q x weight 0's, the group
+              position at step T >= M m behind
+  fig11       004 Fig. 11 / spec 5.2.3 (--plain SCENARIO --steps N --frame-every F --min-r2 --min-slope
+              --plain-min --srd-max): shape error without the formation grows linearly (least-squares
+              line from 5 s), with it stays <= --srd-max
+  fig20       004 Fig. 20 (--steps N --min-ratio Q --wrecked E): the crossing as Xu et al. (break false, no
+              avoidance) has >= Q x the overlapping pairs and the deepest overlap of the 004 run, nobody
+              broken, a formation ending >= E m rms_error off; the 004 run ends on its SRDs
   recovery    spec 5.2.5 (a formation passes a standing block; --plain SCENARIO is the same
               agents with plain goals, each its final SRD): --steps N --after T --frame-every F
               (T a multiple of F); the shape error
@@ -489,8 +502,144 @@ def agility(tmp):
           "%.3f m (want >= 1.5)" % (m[1], m[1] / d[1], d[1]))
 
 
+def broken_span(frows, k):
+    """First and last step with a broken agent in formation k, or (None, None)."""
+    steps = [int(r["step"]) for r in frows if int(r["formation"]) == k and int(r["broken"]) > 0]
+    return (steps[0], steps[-1]) if steps else (None, None)
+
+
+def reaction(tmp):
+    """004's reaction per agent (agents[].lookahead_rings, restore_delay): the crossing with every agent on the
+    formations' settings (restore_delay --delay, lookahead_rings 1), then the circle (formation 0) alone with a
+    look-ahead of --rings, then alone with a restore delay of 0. The further-seeing circle breaks at least
+    --min-shift steps earlier, the quicker one takes its places back at least --min-shift steps sooner; the
+    rectangle, whose reaction did not change, starts breaking at the same step."""
+    base = ["--set", "formations.restore_delay=%d" % A.delay]
+    span = {}
+    for name, extra in (("formations'", []), ("circle looks further", ["--set", "agents[0].lookahead_rings=%d" % A.rings]),
+                        ("circle restores sooner", ["--set", "agents[0].restore_delay=0"])):
+        out = os.path.join(tmp, name.replace(" ", "_").replace("'", ""))
+        run(A.scenario, out, A.steps, *(base + extra))
+        f = rows(os.path.join(out, "formations.csv"))
+        span[name] = [broken_span(f, k) for k in (0, 1)]
+        print("%s: circle broken on steps %s..%s, rectangle %s..%s" % ((name,) + span[name][0] + span[name][1]))
+    b, far, quick = span["formations'"], span["circle looks further"], span["circle restores sooner"]
+    if not check(None not in b[0] + b[1] + far[0] + quick[0], "every run breaks both formations"):
+        return
+    check(far[0][0] <= b[0][0] - A.min_shift, "look-ahead %d rings: the circle first breaks at step %d, %d steps "
+          "before step %d with the formations' 1 ring (want >= %d)" % (A.rings, far[0][0], b[0][0] - far[0][0],
+                                                                         b[0][0], A.min_shift))
+    check(far[1][0] == b[1][0], "the rectangle (its own reaction unchanged) first breaks at the same step (%d, %d)"
+          % (far[1][0], b[1][0]))
+    check(quick[0][1] <= b[0][1] - A.min_shift, "restore delay 0: the circle's last broken agent is back at step "
+          "%d, %d steps before step %d with the formations' %d (want >= %d)"
+          % (quick[0][1], b[0][1] - quick[0][1], b[0][1], A.delay, A.min_shift))
+    check(quick[0][0] == b[0][0], "the delay alone does not change when the circle first breaks (%d, %d)"
+          % (quick[0][0], b[0][0]))
+
+
+def speed_weight(tmp):
+    """004's weight on the group speed (formations.groups[0].speed_weight): a formation passing a block
+    (--after: a step past it) at weight 0 and at --weight. The weighted group waits while its agents lag: its
+    largest rms_error is at most --max-ratio times the unweighted one's and its position at --after lies at
+    least --min-wait m behind. Weight 0 gives the run without the key byte for byte."""
+    got = {}
+    for name, extra in (("no key", []), ("weight 0", ["--set", "formations.groups[0].speed_weight=0"]),
+                        ("weight %g" % A.weight, ["--set", "formations.groups[0].speed_weight=%g" % A.weight])):
+        out = os.path.join(tmp, "run%d" % len(got))
+        run(A.scenario, out, A.steps, *extra)
+        path = os.path.join(out, "formations.csv")
+        f = rows(path)
+        worst = max(f, key=lambda r: float(r["rms_error"]))
+        at = [r for r in f if int(r["step"]) == A.after][0]
+        got[name] = (read_bytes(path), float(worst["rms_error"]), math.hypot(float(at["x"]), float(at["y"])))
+        print("%s: largest rms_error %s m (step %s); group %.3f m from the origin at step %d"
+              % (name, worst["rms_error"], worst["step"], got[name][2], A.after))
+    check(got["no key"][0] == got["weight 0"][0], "weight 0: formations.csv byte-identical to the run without the key")
+    w0, w = got["weight 0"], got["weight %g" % A.weight]
+    check(w[1] <= A.max_ratio * w0[1], "weight %g: largest rms_error %.3f m, %.2f x the unweighted %.3f m (want <= %g)"
+          % (A.weight, w[1], w[1] / w0[1], w0[1], A.max_ratio))
+    check(w0[2] - w[2] >= A.min_wait, "weight %g: the group has waited: %.3f m behind the unweighted one at step %d "
+          "(want >= %g)" % (A.weight, w0[2] - w[2], A.after, A.min_wait))
+
+
+def linear_fit(ts, es):
+    """Slope, intercept and R^2 of the least-squares line e = a t + b."""
+    n = len(ts)
+    mt, me = sum(ts) / n, sum(es) / n
+    stt = sum((t - mt) ** 2 for t in ts)
+    ste = sum((t - mt) * (e - me) for t, e in zip(ts, es))
+    a = ste / stt
+    b = me - a * mt
+    ss = sum((e - me) ** 2 for e in es)
+    res = sum((e - (a * t + b)) ** 2 for t, e in zip(ts, es))
+    return a, b, 1.0 - res / ss if ss > 0 else 0.0
+
+
+def fig11(tmp):
+    """004 Fig. 11 (spec 5.2.3): a square of agents with different speeds, with the formation (SCENARIO) and
+    without (--plain: each agent walks to its final SRD as a plain goal), --steps N, CSV frames every
+    --frame-every steps. The shape error (as in recovery) of the plain square grows about linearly with time
+    (least-squares line over t >= 5 s: R^2 >= --min-r2, slope >= --min-slope m/s, the error at the end >=
+    --plain-min m); the formation's stays bounded (shape error and rms_error <= --srd-max m at every frame)."""
+    csvf = ["--set", "output.trajectory_format=csv", "--set", "output.trajectory_every=%d" % A.frame_every]
+    srd, plain = os.path.join(tmp, "srd"), os.path.join(tmp, "plain")
+    run(A.scenario, srd, A.steps, *csvf)
+    run(A.plain, plain, A.steps, *csvf)
+    f = rows(os.path.join(srd, "formations.csv"))
+    g = int(f[0]["group"])
+    dt = float(f[1]["time"]) / float(f[1]["step"])
+    se, sp = shape_errors(srd, [g]), shape_errors(plain, [g])
+    print("t [s]  shape error with the formation / without [m]")
+    for k in sorted(sp):
+        if k % (10 * A.frame_every) == 0:
+            print("%5.1f  %.4f / %.4f" % (k * dt, se[k][g], sp[k][g]))
+    pts = [(k * dt, sp[k][g]) for k in sorted(sp) if k * dt >= 5.0]
+    a, b, r2 = linear_fit([t for t, _ in pts], [e for _, e in pts])
+    end = sp[max(sp)][g]
+    check(r2 >= A.min_r2 and a >= A.min_slope, "without the formation the shape error grows linearly: %.4f m/s x t "
+          "%+.3f m, R^2 %.4f (want slope >= %g, R^2 >= %g)" % (a, b, r2, A.min_slope, A.min_r2))
+    check(end >= A.plain_min, "without the formation the shape error ends at %.3f m (want >= %g)" % (end, A.plain_min))
+    worst_se = max(v[g] for v in se.values())
+    worst_rms = max(float(r["rms_error"]) for r in f)
+    check(worst_se <= A.srd_max and worst_rms <= A.srd_max, "with the formation it stays bounded: largest shape "
+          "error %.4f m, largest rms_error %.4f m (want <= %g)" % (worst_se, worst_rms, A.srd_max))
+
+
+def fig20(tmp):
+    """004 Fig. 20 (against Xu et al. 2015, which keeps its formation and has no avoidance of another group):
+    the crossing as 004 (the defaults) and as Xu (formations.break false, long_range and avoidance off: the
+    groups only collide). Xu: nobody breaks, at least --min-ratio x the 004 run's overlapping pair-samples
+    (metrics.csv overlap_pairs summed over the steps) and x its deepest overlap, and a formation ends at least
+    --wrecked m rms_error away from its SRDs (dragged by the other group); 004: both end on their SRDs
+    (rms_error <= 0.01 m)."""
+    got = {}
+    xu = ["--set", "formations.break=false", "--set", "long_range.enabled=false", "--set", "avoidance.enabled=false"]
+    for name, extra in (("004", []), ("Xu", xu)):
+        out = os.path.join(tmp, name)
+        run(A.scenario, out, A.steps, *extra)
+        f, m = rows(os.path.join(out, "formations.csv")), rows(os.path.join(out, "metrics.csv"))
+        last = {int(r["formation"]): float(r["rms_error"]) for r in f}
+        got[name] = {"broken": max(int(r["broken"]) for r in f), "pairs": sum(int(r["overlap_pairs"]) for r in m),
+                     "deepest": max(float(r["max_overlap_ratio"]) for r in m),
+                     "peak": max(float(r["rms_error"]) for r in f), "end": [last[k] for k in sorted(last)]}
+        print("%s: peak broken %d, overlapping pairs %d (summed over steps), deepest overlap %.4f r, largest "
+              "rms_error %.3f m, at the end %s m" % ((name, got[name]["broken"], got[name]["pairs"],
+                                                      got[name]["deepest"], got[name]["peak"], got[name]["end"])))
+    p, x = got["004"], got["Xu"]
+    check(p["broken"] > 0 and x["broken"] == 0, "004 breaks (%d at the peak), Xu never (%d)" % (p["broken"],
+                                                                                                x["broken"]))
+    check(x["pairs"] >= A.min_ratio * max(p["pairs"], 1) and x["deepest"] >= A.min_ratio * p["deepest"],
+          "Xu collides: %d overlapping pairs (%.1f x 004's %d), deepest %.4f r (%.1f x 004's %.4f) (want >= %g x)"
+          % (x["pairs"], x["pairs"] / max(p["pairs"], 1), p["pairs"], x["deepest"], x["deepest"] / p["deepest"],
+             p["deepest"], A.min_ratio))
+    check(max(x["end"]) >= A.wrecked and max(p["end"]) <= 0.01, "at the end Xu's formations are %s m off their "
+          "SRDs (want one >= %g), 004's %s m (want <= 0.01)" % (x["end"], A.wrecked, p["end"]))
+
+
 CASES = {"turn": turn, "crossing": crossing, "restart": restart, "ranks_csv": ranks_csv,
-         "cpu_vs_cuda": cpu_vs_cuda, "recovery": recovery, "agility": agility}
+         "cpu_vs_cuda": cpu_vs_cuda, "recovery": recovery, "agility": agility, "reaction": reaction,
+         "speed_weight": speed_weight, "fig11": fig11, "fig20": fig20}
 
 
 def main():
@@ -531,6 +680,20 @@ def main():
     ap.add_argument("--srd-max", type=float, default=0.2)
     ap.add_argument("--plain-min", type=float, default=0.2)
     ap.add_argument("--min-peak", type=float, default=0.5)
+    # reaction
+    ap.add_argument("--delay", type=int, default=48)
+    ap.add_argument("--rings", type=int, default=3)
+    ap.add_argument("--min-shift", type=int, default=12)
+    # speed_weight
+    ap.add_argument("--weight", type=float, default=1.0)
+    ap.add_argument("--max-ratio", type=float, default=0.6)
+    ap.add_argument("--min-wait", type=float, default=1.5)
+    # fig11
+    ap.add_argument("--min-r2", type=float, default=0.98)
+    ap.add_argument("--min-slope", type=float, default=0.05)
+    # fig20
+    ap.add_argument("--min-ratio", type=float, default=2.0)
+    ap.add_argument("--wrecked", type=float, default=1.0)
     A = ap.parse_args()
     A.throng = os.path.abspath(A.throng)
     A.scenario = os.path.abspath(A.scenario)

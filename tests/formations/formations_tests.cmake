@@ -81,7 +81,15 @@ add_test(NAME formations.checkpoint.restart
          COMMAND ${THRONG_IO_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_formations.py ${THRONG_EXE} restart
                  ${THRONG_FORMATIONS_DATA}/crossing-small.yaml --steps 1300 --restart-step 800 --ranks 2
                  --set formations.restore_delay=5 ${THRONG_MPI_ARGS})
-set_tests_properties(formations.checkpoint.restart PROPERTIES LABELS formations SKIP_RETURN_CODE 77 TIMEOUT 300
+# ... with 004's reaction overrides (fields of the checkpoint) and speed
+# weights (the group speed from the errors of the restored agents)
+add_test(NAME formations.checkpoint.restart.reaction_weight
+         COMMAND ${THRONG_IO_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_formations.py ${THRONG_EXE} restart
+                 ${THRONG_FORMATIONS_DATA}/crossing-small.yaml --steps 1300 --restart-step 800 --ranks 2
+                 --set formations.restore_delay=5 --set agents[0].lookahead_rings=3 --set agents[1].restore_delay=0
+                 --set formations.groups[0].speed_weight=1 ${THRONG_MPI_ARGS})
+set_tests_properties(formations.checkpoint.restart formations.checkpoint.restart.reaction_weight PROPERTIES
+                     LABELS formations SKIP_RETURN_CODE 77 TIMEOUT 300
                      PROCESSORS 2 ENVIRONMENT "${THRONG_MPI_ENV};OMP_NUM_THREADS=1")
 
 # Spec 5.3.2: CPU = CUDA bitwise (final state and formations.csv) for the
@@ -100,6 +108,44 @@ throng_formations_test(agility formations agility ${THRONG_FORMATIONS_DATA}/cros
 throng_formations_test(gpu.cpu_equals_cuda.agility "formations;gpu" cpu_vs_cuda
                        ${THRONG_FORMATIONS_DATA}/crossing-small.yaml --steps 1300
                        --set agents[0].agility=0.25 --set agents[1].agility=2)
+# 004's reaction per agent (issue 37 item 5): agents[].lookahead_rings and
+# agents[].restore_delay override the formations' settings. The crossing with
+# restore_delay 48 for all; the circle alone with 3 rings first breaks at
+# step 459 instead of 491 (32 steps, 0.67 s earlier; the rectangle at 491
+# in both); the circle alone with delay 0 has its last broken agent back at
+# step 1233 instead of 1261 (28 steps sooner). Bound: 12 steps. About 3 s.
+throng_formations_test(reaction formations reaction ${THRONG_FORMATIONS_DATA}/crossing-small.yaml --steps 1300
+                       --delay 48 --rings 3 --min-shift 12)
+# CPU = CUDA with the reaction overrides and a speed weight (byte-identical
+# final state and formations.csv on an NVIDIA H200, THRONG_STRICT_FP build).
+throng_formations_test(gpu.cpu_equals_cuda.reaction "formations;gpu" cpu_vs_cuda
+                       ${THRONG_FORMATIONS_DATA}/crossing-small.yaml --steps 1300 --set formations.restore_delay=48
+                       --set agents[0].lookahead_rings=3 --set agents[0].restore_delay=0
+                       --set formations.groups[0].speed_weight=1)
+# 004's weight on the group speed (formations.groups[].speed_weight): the
+# square through the block of data/obstacle-srd.yaml. Measured: largest
+# rms_error 1.562 m unweighted, 0.746 m at weight 1 (0.48 x; bound 0.6);
+# at step 1200 the weighted group is 2.96 m behind (bound 1.5 m): it waited
+# for its agents. Weight 0 = no key byte for byte. About 1 s.
+throng_formations_test(speed_weight formations speed_weight ${THRONG_FORMATIONS_DATA}/obstacle-srd.yaml
+                       --steps 1200 --after 1200 --weight 1 --max-ratio 0.6 --min-wait 1.5)
+# 004 Fig. 11 / spec 5.2.3: a 5 x 5 square with speeds 1.4 +- 0.3 m/s, 40 s.
+# Measured: without the formation (plain goals) the shape error grows
+# 0.0975 m/s (least squares from 5 s, R^2 0.9999; 4.02 m at 40 s); with it
+# (group speed 1.0 m/s) shape error 0.0000 m, rms_error at most 0.0104 m
+# (the first steps). About 3 s.
+throng_formations_test(fig11 formations fig11 ${THRONG_FORMATIONS_CONFIGS}/fig11-speeds.yaml
+                       --plain ${THRONG_FORMATIONS_CONFIGS}/fig11-speeds-plain.yaml --steps 1920 --frame-every 48
+                       --min-r2 0.98 --min-slope 0.05 --plain-min 2.0 --srd-max 0.15)
+# 004 Fig. 20 (against Xu et al. 2015): the crossing of data/crossing-small
+# as 004 and as a formation that never breaks and does not avoid the other
+# group (formations.break false, avoidance off). Measured over 2000 steps:
+# 004 peak broken 68/80, 1001 overlapping pair-samples, deepest 0.0156 r,
+# both end at rms_error 0.000; "Xu" nobody broken, 3900 pair-samples
+# (3.9 x), deepest 0.0957 r (6.1 x), the formations end 4.08 and 7.32 m
+# off their SRDs. Bounds: 2 x, 1 m. About 3 s.
+throng_formations_test(fig20 formations fig20 ${THRONG_FORMATIONS_DATA}/crossing-small.yaml --steps 2000
+                       --min-ratio 2 --wrecked 1)
 
 # Bad input never starts a run (tests/cli/check_bad_input.py: `throng check`
 # and `throng run` both exit 2, the message matches the file's "# expect:"
@@ -133,6 +179,16 @@ set(THRONG_FORMATIONS_MPI ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/mpi/ch
 add_test(NAME formations.mpi.ranks COMMAND ${THRONG_FORMATIONS_MPI})
 add_test(NAME formations.mpi.ranks.agility COMMAND ${THRONG_FORMATIONS_MPI} --set agents[0].agility=0.25
                                                     --set agents[1].agility=2)
+# 004's reaction and speed weight (the circle sees 5 rings, more than the
+# formations' 1 and the other queries' 3: the ghost width must follow the
+# agents' own look-ahead) and the no-break comparison
+add_test(NAME formations.mpi.ranks.reaction_weight
+         COMMAND ${THRONG_FORMATIONS_MPI} --expect-stderr "ghost rings 5" --set formations.restore_delay=48
+                 --set agents[0].lookahead_rings=5
+                 --set agents[0].restore_delay=0 --set formations.groups[0].speed_weight=1
+                 --set formations.groups[1].speed_weight=2)
+add_test(NAME formations.mpi.ranks.no_break COMMAND ${THRONG_FORMATIONS_MPI} --set formations.break=false
+                                                     --set avoidance.enabled=false)
 add_test(NAME formations.mpi.ranks.rings2_delay_literal
          COMMAND ${THRONG_FORMATIONS_MPI} --set formations.lookahead_rings=2 --set formations.restore_delay=5
                  --set formations.steering=literal)
@@ -143,7 +199,8 @@ add_test(NAME formations.mpi.ranks.rings4_ghosts
          COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/tests/mpi/check_mpi.py ${THRONG_MPI_ARGS} ${THRONG_EXE} equal
                  ${THRONG_FORMATIONS_DATA}/crossing-small.yaml --ranks 1,2,4 --steps 1300
                  --set formations.lookahead_rings=4 --expect-stderr "ghost rings 4")
-set_tests_properties(formations.mpi.ranks formations.mpi.ranks.agility formations.mpi.ranks.rings2_delay_literal
+set_tests_properties(formations.mpi.ranks formations.mpi.ranks.agility formations.mpi.ranks.reaction_weight
+                     formations.mpi.ranks.no_break formations.mpi.ranks.rings2_delay_literal
                      formations.mpi.ranks.rings4_ghosts
                      PROPERTIES LABELS "formations;mpi" ENVIRONMENT "${THRONG_MPI_ENV}" PROCESSORS 4 TIMEOUT 600)
 

@@ -19,7 +19,7 @@ typedef struct scene {
   thr_vec2 x[MAXN], p[MAXN], v[MAXN], srd[MAXN];
   uint32_t id[MAXN];
   float radius[MAXN], inv_mass[MAXN], speed[MAXN];
-  int32_t formation[MAXN], fclear[MAXN];
+  int32_t formation[MAXN], fclear[MAXN], frings[MAXN], fdelay[MAXN];
   int cell[MAXN], order[MAXN], offset[37], cursor[36];
   thr_formation_state forms[2];
   int wall_offset[37], wall_items[36 * 4];
@@ -51,6 +51,7 @@ static inline int add(scene *s, float x, float y, int formation) {
   s->speed[i] = 1.4f;
   s->formation[i] = formation;
   s->fclear[i] = THR_FCLEAR_MAX;
+  s->frings[i] = s->fdelay[i] = -1; /* the formations' look-ahead and delay */
   return i;
 }
 
@@ -70,6 +71,8 @@ static inline const thr_ctx *bind(scene *s) {
   c->v = s->v;
   c->formation = s->formation;
   c->fclear = s->fclear;
+  c->frings = s->frings;
+  c->fdelay = s->fdelay;
   c->srd = s->srd;
   c->pref_speed = s->speed;
   c->forms = s->forms;

@@ -634,7 +634,8 @@ THR_TEST(unknown_keys_nested) {
   FAILS(WORLD "agents:\n  - " GRID ", sped: 1}\n",
         ":3:64: agents[0]: unknown key 'sped' (known keys here: name, layout, min, max, center, radius, semi_axes, "
         "polygon, points, points_file, scale, offset, rows, cols, spacing, count, density, jitter, speed, "
-        "agent_radius, mass, agility, group, goal, altitude, premovement, behavior, laps, exit, journey, floor); did you mean 'speed'?");
+        "agent_radius, mass, agility, lookahead_rings, restore_delay, group, goal, altitude, premovement, behavior, laps, "
+        "exit, journey, floor); did you mean 'speed'?");
   FAILS(WORLD "goals:\n  - {name: a, pont: [1, 2]}\n" AGENTS,
         ":3:15: goals[0]: unknown key 'pont' (known keys here: name, point, rect, disk, floor); did you mean 'point'?");
   FAILS(WORLD "obstacles:\n  - segmnt: [[0, 0], [1, 1]]\n" AGENTS,

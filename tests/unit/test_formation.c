@@ -91,6 +91,15 @@ THR_TEST(steering) {
 /* eq. 3 on a straight path: |V| = speed dt every step, waypoints advance
  * monotonically, the group stops exactly on the last point, V = 0 after;
  * resampling drops points closer than min_spacing and keeps the ends. */
+/* 004's weight on the group speed: omega / (1 + w e); weight 0 gives omega
+ * bit for bit, whatever the error. */
+THR_TEST(weighted_group_speed) {
+  CHECK(thr_formation_weighted_speed(1.2f, 0.0f, 3.0) == 1.2f);
+  CHECK(thr_formation_weighted_speed(1.2f, 2.0f, 0.0) == 1.2f);
+  CHECK_NEAR(thr_formation_weighted_speed(1.2f, 2.0f, 0.5), 0.6, 1e-7);
+  CHECK(thr_formation_weighted_speed(1.2f, 1.0f, 1.0) > thr_formation_weighted_speed(1.2f, 1.0f, 2.0));
+}
+
 THR_TEST(group_path) {
   thr_vec2 drawn[] = {{0.0f, 0.0f}, {0.2f, 0.0f}, {1.0f, 0.0f}, {5.0f, 0.0f}, {5.3f, 0.0f}};
   thr_vec2 kept[5];

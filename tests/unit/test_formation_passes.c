@@ -35,6 +35,35 @@ THR_TEST(congestion_per_agent) {
   CHECK(thr_agent_formation_clear(c, far) == 5);
 }
 
+/* 004's reaction per agent: its own look-ahead rings and restore delay
+ * replace the formations' (-1: theirs); formations.break false never
+ * congests. */
+THR_TEST(reaction_per_agent_and_no_break) {
+  scene s;
+  scene_init(&s);
+  int a = add(&s, 2.5f, 2.5f, 0);
+  int b = add(&s, 2.6f, 3.5f, 0);
+  add(&s, 4.5f, 2.5f, 1); /* another formation two cells from a and b */
+  s.fclear[a] = s.fclear[b] = 7;
+  const thr_ctx *c = bind(&s);
+  CHECK(thr_agent_lookahead(c, a) == 1 && thr_agent_formation_clear(c, a) == 8);
+  s.frings[a] = 2; /* a sees further: congested; b (the formations' 1 ring) not */
+  CHECK(thr_agent_lookahead(c, a) == 2 && thr_agent_formation_clear(c, a) == 0);
+  CHECK(thr_agent_formation_clear(c, b) == 8);
+  s.c.k_formation = 3; /* the global setting no longer reaches a, whose own is 2 */
+  s.frings[a] = 0;
+  CHECK(thr_agent_formation_clear(c, a) == 8 && thr_agent_formation_clear(c, b) == 0);
+  s.c.prm.fm_break = 0; /* never congested */
+  CHECK(thr_agent_formation_clear(c, b) == 8);
+  /* restore delay: the formations' 5 steps, a's own 1 */
+  s.c.prm.fm_restore_delay = 5;
+  s.fdelay[a] = 1;
+  s.fclear[a] = s.fclear[b] = 2;
+  CHECK(thr_agent_formation_holds(c, a) && !thr_agent_formation_holds(c, b));
+  s.fdelay[a] = -1;
+  CHECK(!thr_agent_formation_holds(c, a));
+}
+
 /* eq. 8: a holding agent moves towards its SRD (P + offset) by k_it, capped
  * at speed dt / N; a broken one (count <= restore_delay) does not move. */
 THR_TEST(formation_pass_moves_holding_agents_only) {

@@ -99,12 +99,31 @@ THR_TEST(head_on_pair_passes_on_the_right) {
 THR_TEST(force_line) {
   thr_orca_line l;
   thr_vec2 vf = v2(0.3f, -0.2f), f = v2(30.0f, 40.0f), fh = v2(0.6f, 0.8f);
-  CHECK(thr_orca_force_line(vf, v2(0.0f, 0.0f), &l) == 0);
-  CHECK(thr_orca_force_line(vf, f, &l) == 1);
+  CHECK(thr_orca_force_line(vf, v2(0.0f, 0.0f), 2.0f, &l) == 0);
+  CHECK(thr_orca_force_line(vf, f, 2.0f, &l) == 1);
   CHECK_NEAR(thr_orca_violation(&l, vf), 0.0, 1e-7);
   CHECK(thr_orca_violation(&l, v2_add(vf, v2_scale(fh, 0.1f))) < 0.0f);
   CHECK(thr_orca_violation(&l, v2_sub(vf, v2_scale(fh, 0.1f))) > 0.0f);
   CHECK_NEAR(thr_orca_violation(&l, v2_add(vf, v2(0.8f, -0.6f))), 0.0, 1e-6); /* along the line: on it */
+}
+
+/* A force that demands more than the disc holds: v_f . f^ = 3 m/s against
+ * a 2 m/s disc. The bound moves back to 0.99 * 2 = 1.98 m/s along f^, so
+ * the disc keeps a feasible sliver (2 f^ is feasible, 1.97 f^ is not) and
+ * the tangential part of v_f stays on the line. */
+THR_TEST(force_line_held_in_the_disc) {
+  thr_orca_line l;
+  thr_vec2 fh = v2(0.6f, 0.8f), t = v2(0.8f, -0.6f);
+  thr_vec2 vf = v2_add(v2_scale(fh, 3.0f), v2_scale(t, 0.5f));
+  CHECK(thr_orca_force_line(vf, v2_scale(fh, 50.0f), 2.0f, &l) == 1);
+  CHECK_NEAR(thr_orca_violation(&l, v2_add(v2_scale(fh, 1.98f), v2_scale(t, 0.5f))), 0.0, 1e-6);
+  CHECK(thr_orca_violation(&l, v2_scale(fh, 2.0f)) < 0.0f);
+  CHECK(thr_orca_violation(&l, v2_scale(fh, 1.97f)) > 0.0f);
+  thr_vec2 v;
+  thr_orca_line scratch[1];
+  CHECK(thr_orca_solve(&l, 1, 0, 2.0f, v2(0.0f, 0.0f), scratch, &v) == 1); /* feasible inside the disc */
+  CHECK(v2_len(v) <= 2.0f + 1e-6f);
+  CHECK_NEAR(v2_dot(v, fh), 1.98, 1e-5);
 }
 
 /* ---- the linear programs against brute force ------------------------------- */

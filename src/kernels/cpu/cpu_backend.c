@@ -269,6 +269,15 @@ static void cpu_pass3(thr_backend *b, thr_ctx *c, int kind, int part, thr_part_r
   cpu_state *s = state(b);
   thr_agents *a = &s->a;
   switch (thr_pass_stage(kind)) {
+    case THR_STAGE_PLAN:
+#pragma omp parallel for schedule(static)
+      for (long t = 0; t < r.n; ++t) {
+        long i = THR_PART_AGENT(r, t);
+        thr_vec3 p = thr_pass_plan_agent3(kind, c, a, (int)i);
+        s->p2[i] = thr_xy(p);
+        s->pz2[i] = p.z;
+      }
+      break;
     case THR_STAGE_STABILITY:
 #pragma omp parallel for schedule(static)
       for (long t = 0; t < r.n; ++t) {
@@ -333,7 +342,7 @@ static void cpu_pass(thr_backend *b, int kind, int part) {
   thr_ctx c = make_ctx(s);
   thr_part_range r = thr_parts_select(&s->parts, a->n_owned, part);
   int stage = thr_pass_stage(kind);
-  if (c.prm.dim3 && stage != THR_STAGE_BEHAVIOUR && stage != THR_STAGE_UPDATE && stage != THR_STAGE_PLAN) {
+  if (c.prm.dim3 && stage != THR_STAGE_BEHAVIOUR && stage != THR_STAGE_UPDATE) {
     cpu_pass3(b, &c, kind, part, r);
     thr_pass_commit(a, &s->x2, &s->p2, &s->z2, &s->pz2, 1, kind, part);
     return;
@@ -497,7 +506,7 @@ static int cpu_formation_measure(thr_backend *b, int n, int64_t *sq_q, int64_t *
     int f = s->a.formation[i];
     if (f < 0) continue;
     sq_q[f] += thr_agent_formation_error(&c, (int)i, f);
-    broken[f] += !thr_formation_holds(s->a.fclear[i], c.prm.fm_restore_delay);
+    broken[f] += !thr_agent_formation_holds(&c, (int)i);
   }
   return 0;
 }

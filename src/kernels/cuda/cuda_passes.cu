@@ -61,6 +61,17 @@ __global__ void k_plan(const thr_ctx c, thr_part_range r, thr_agents a, thr_vec2
   p_out[i] = thr_pass_plan_agent(KIND, &c, &a, i);
 }
 
+/* Any PLAN pass for 3D agents (x* and its altitude). */
+template <int KIND>
+__global__ void k_plan3(const thr_ctx c, thr_part_range r, thr_agents a, thr_vec2 *p_out, float *pz_out) {
+  int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= r.n) return;
+  int i = (int)THR_PART_AGENT(r, t);
+  thr_vec3 p = thr_pass_plan_agent3(KIND, &c, &a, i);
+  p_out[i] = thr_xy(p);
+  pz_out[i] = p.z;
+}
+
 /* Register caps: the solver and long-range kernels must fit
  * THR_SOLVER_MIN_BLOCKS blocks of THR_CUDA_BLOCK threads per SM (8: 32
  * registers, full occupancy on Hopper). Measured on an H100
@@ -245,7 +256,7 @@ __global__ void k_formation_measure(const thr_ctx c, int n, int nf, unsigned lon
   int f = c.formation[i];
   if (f < 0) return;
   atomicAdd(&out[f], (unsigned long long)thr_agent_formation_error(&c, i, f));
-  if (!thr_formation_holds(c.fclear[i], c.prm.fm_restore_delay)) atomicAdd(&out[nf + f], 1ull);
+  if (!thr_agent_formation_holds(&c, i)) atomicAdd(&out[nf + f], 1ull);
 }
 
 /* ---- launchers (called by cuda_backend.cu) ---------------------------------- */
@@ -300,7 +311,9 @@ static void plan_pass(cuda_state *s, int kind, thr_part_range r) {
   switch (kind) {
 #define THR_X(NAME, label, stage, fn, fn3, on, fwd)                                                     \
   THR_IF_PLAN_##stage(case THR_PASS_##NAME                                                         \
-                      : k_plan<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
+                      : if (s->base.prm.dim3) k_plan3<THR_PASS_##NAME>                              \
+                            <<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>(thr_cuda_ctx(s), r, s->a, s->p2, s->pz2); \
+                        else k_plan<THR_PASS_##NAME><<<thr_blocks(r.n), THR_CUDA_BLOCK, 0, s->stream>>>( \
                             thr_cuda_ctx(s), r, s->a, s->p2);                                      \
                       break;)
     THR_PASSES(THR_X)
