@@ -32,23 +32,24 @@ THR_HD void thr_orca_keep(float d2, uint32_t id, int j, float *key_d, uint32_t *
 }
 
 /* The nearest neighbours of agent i closer than range (start of step), at
- * most prm.orca.neighbors, ordered by (squared distance, id): the same set
- * in the same order whatever the rank or the scan order. Returns their
- * number; their indices in nb. The cells are scanned ring by ring (ring r:
- * the cells r away in x or y), and the scan stops once the list is full
- * and its furthest entry is nearer than any cell of the next ring can be
- * (r cells away): in a dense crowd one or two rings instead of all of
- * them. */
-THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, float range, int *nb) {
-  const thr_params *prm = &c->prm;
+ * most cap, ordered by (squared distance, id): the same set in the same
+ * order whatever the rank or the scan order; with dim3 the distance is 3D
+ * (a 2D cell holds every altitude, and the 3D distance is at least the
+ * horizontal one). Returns their number; their indices in nb (key_d,
+ * key_id: cap entries of scratch). The cells are scanned ring by ring (ring
+ * r: the cells r away in x or y) up to `rings`, and the scan stops once the
+ * list is full and its furthest entry is nearer than any cell of the next
+ * ring can be (r cells away): in a dense crowd one or two rings instead of
+ * all of them. ORCA and the 3D ORCA share it. */
+THR_HD int thr_nearest_neighbors(const thr_ctx *c, int i, int rings, float range, int cap, int dim3, float *key_d,
+                                 uint32_t *key_id, int *nb) {
   const thr_grid_view *g = &c->grid;
-  float key_d[THR_ORCA_MAX_NEIGHBORS], r2 = range * range;
-  uint32_t key_id[THR_ORCA_MAX_NEIGHBORS];
-  int m = 0, cap = prm->orca.neighbors < THR_ORCA_MAX_NEIGHBORS ? prm->orca.neighbors : THR_ORCA_MAX_NEIGHBORS;
+  float r2 = range * range;
+  int m = 0;
   if (cap <= 0) return 0;
   thr_vec2 xi = c->x[i];
   int cell = g->cell_of[i], cx = cell % g->nx, cy = cell / g->nx;
-  for (int r = 0; r <= c->k_model[THR_ORCA_NEIGHBOUR_QUERY]; ++r) {
+  for (int r = 0; r <= rings; ++r) {
     for (int dy = -r; dy <= r; ++dy) {
       int y = cy + dy;
       if (y < 0 || y >= g->ny) continue;
@@ -62,6 +63,10 @@ THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, float range, int *nb) {
           int j = g->order[t];
           if (j == i) continue;
           float d2 = v2_len2(v2_sub(c->x[j], xi));
+          if (dim3) {
+            float dz = c->z[i] - c->z[j];
+            d2 += dz * dz;
+          }
           if (d2 < r2) thr_orca_keep(d2, c->id[j], j, key_d, key_id, nb, &m, cap);
         }
       }
@@ -70,6 +75,14 @@ THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, float range, int *nb) {
     if (m == cap && key_d[cap - 1] < next * next) break;
   }
   return m;
+}
+
+/* ORCA's neighbours of agent i: the nearest orca.max_neighbors within range. */
+THR_HD int thr_orca_neighbors(const thr_ctx *c, int i, float range, int *nb) {
+  float key_d[THR_ORCA_MAX_NEIGHBORS];
+  uint32_t key_id[THR_ORCA_MAX_NEIGHBORS];
+  int cap = c->prm.orca.neighbors < THR_ORCA_MAX_NEIGHBORS ? c->prm.orca.neighbors : THR_ORCA_MAX_NEIGHBORS;
+  return thr_nearest_neighbors(c, i, c->k_model[THR_ORCA_NEIGHBOUR_QUERY], range, cap, 0, key_d, key_id, nb);
 }
 
 /* Edges of obstacle o (obstacles_view.h): a polygon's sides, an open

@@ -10,46 +10,17 @@
 #define THRONG_PASSES_RVO3D_H
 
 #include "passes3d.h"
-#include "passes_orca.h" /* thr_orca_keep: the (distance, id) order */
+#include "passes_orca.h" /* thr_nearest_neighbors: the (distance, id) order */
 #include "rvo3d.h"
 
 /* The nearest neighbours of agent i closer than rvo3d.neighbor_dist in 3D
  * (start of step), at most rvo3d.max_neighbors, ordered by (squared 3D
- * distance, id): the same set in the same order whatever the rank or the
- * scan order. Returns their number; their indices in nb. The 2D cells are
- * scanned ring by ring (a column holds every altitude), and the scan stops
- * once the list is full and its furthest entry is nearer than any cell of
- * the next ring can be (the 3D distance is at least the horizontal one). */
+ * distance, id): ORCA's ring scan (thr_nearest_neighbors) in 3D. */
 THR_HD int thr_rvo3d_neighbors(const thr_ctx *c, int i, int *nb) {
-  const thr_params *prm = &c->prm;
-  const thr_grid_view *g = &c->grid;
-  float key_d[THR_RVO3D_MAX_NEIGHBORS], r2 = prm->rvo3d.range * prm->rvo3d.range;
+  float key_d[THR_RVO3D_MAX_NEIGHBORS];
   uint32_t key_id[THR_RVO3D_MAX_NEIGHBORS];
-  int m = 0, cap = prm->rvo3d.neighbors < THR_RVO3D_MAX_NEIGHBORS ? prm->rvo3d.neighbors : THR_RVO3D_MAX_NEIGHBORS;
-  if (cap <= 0) return 0;
-  int cell = g->cell_of[i], cx = cell % g->nx, cy = cell / g->nx;
-  for (int r = 0; r <= c->k_model[0]; ++r) {
-    for (int dy = -r; dy <= r; ++dy) {
-      int y = cy + dy;
-      if (y < 0 || y >= g->ny) continue;
-      int edge = dy == -r || dy == r; /* a whole row of the ring, or its two ends */
-      for (int side = 0; side < (edge ? 1 : 2); ++side) {
-        int x0 = edge ? cx - r : (side ? cx + r : cx - r), x1 = edge ? cx + r : x0;
-        x0 = x0 < 0 ? 0 : x0;
-        x1 = x1 >= g->nx ? g->nx - 1 : x1;
-        if (x0 > x1 || (r == 0 && side)) continue;
-        for (int t = g->offset[y * g->nx + x0], e = g->offset[y * g->nx + x1 + 1]; t < e; ++t) {
-          int j = g->order[t];
-          if (j == i) continue;
-          float d2 = thr_agent_dist2_3(c, i, j);
-          if (d2 < r2) thr_orca_keep(d2, c->id[j], j, key_d, key_id, nb, &m, cap);
-        }
-      }
-    }
-    float next = (float)r * g->cell * 0.999f; /* the next ring is at least this far */
-    if (m == cap && key_d[cap - 1] < next * next) break;
-  }
-  return m;
+  int cap = c->prm.rvo3d.neighbors < THR_RVO3D_MAX_NEIGHBORS ? c->prm.rvo3d.neighbors : THR_RVO3D_MAX_NEIGHBORS;
+  return thr_nearest_neighbors(c, i, c->k_model[0], c->prm.rvo3d.range, cap, 1, key_d, key_id, nb);
 }
 
 /* PLAN: agent i's 3D ORCA step: the permitted velocity closest to its

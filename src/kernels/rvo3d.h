@@ -100,9 +100,12 @@ THR_HD int thr_rvo3d_floor_ceiling(float z, float r, float z_min, float z_max, f
  * misses the sphere or the planes leave nothing of it. */
 THR_HD int thr_rvo3d_lp1(const thr_rvo3d_plane *planes, int m, thr_vec3 P, thr_vec3 d, float R, thr_vec3 t,
                          int direction, thr_vec3 *out) {
-  float b = v3_dot(P, d), disc = b * b + R * R - v3_len2(P);
+  /* from the line's point nearest the origin, as orca.h's LP1: b^2 - |P|^2
+   * of a far point cancels to noise in float */
+  P = v3_sub(P, v3_scale(d, v3_dot(P, d)));
+  float disc = R * R - v3_len2(P);
   if (disc < 0.0f) return 0;
-  float sq = sqrtf(disc), s_lo = -b - sq, s_hi = -b + sq;
+  float sq = sqrtf(disc), s_lo = -sq, s_hi = sq;
   for (int k = 0; k < m; ++k) {
     float den = v3_dot(d, planes[k].n), num = v3_dot(v3_sub(planes[k].q, P), planes[k].n); /* need s den >= num */
     if (fabsf(den) <= THR_RVO3D_EPS) {

@@ -458,13 +458,19 @@ def shape_errors(out, groups):
     return res
 
 
-def recovery(tmp):
+def srd_and_plain(tmp):
+    """Run the scenario (SRDs) and --plain with CSV frames every --frame-every steps; their output
+    directories, formations.csv's rows of the SRD run and its group."""
     csvf = ["--set", "output.trajectory_format=csv", "--set", "output.trajectory_every=%d" % A.frame_every]
     srd, plain = os.path.join(tmp, "srd"), os.path.join(tmp, "plain")
     run(A.scenario, srd, A.steps, *csvf)
     run(A.plain, plain, A.steps, *csvf)
     f = rows(os.path.join(srd, "formations.csv"))
-    g = int(f[0]["group"])
+    return srd, plain, f, int(f[0]["group"])
+
+
+def recovery(tmp):
+    srd, plain, f, g = srd_and_plain(tmp)
     peak = max(int(r["broken"]) for r in f)
     worst = max(f, key=lambda r: float(r["rms_error"]))
     check(peak > 0 and float(worst["rms_error"]) >= A.min_peak,
@@ -582,12 +588,7 @@ def fig11(tmp):
     --frame-every steps. The shape error (as in recovery) of the plain square grows about linearly with time
     (least-squares line over t >= 5 s: R^2 >= --min-r2, slope >= --min-slope m/s, the error at the end >=
     --plain-min m); the formation's stays bounded (shape error and rms_error <= --srd-max m at every frame)."""
-    csvf = ["--set", "output.trajectory_format=csv", "--set", "output.trajectory_every=%d" % A.frame_every]
-    srd, plain = os.path.join(tmp, "srd"), os.path.join(tmp, "plain")
-    run(A.scenario, srd, A.steps, *csvf)
-    run(A.plain, plain, A.steps, *csvf)
-    f = rows(os.path.join(srd, "formations.csv"))
-    g = int(f[0]["group"])
+    srd, plain, f, g = srd_and_plain(tmp)
     dt = float(f[1]["time"]) / float(f[1]["step"])
     se, sp = shape_errors(srd, [g]), shape_errors(plain, [g])
     print("t [s]  shape error with the formation / without [m]")
