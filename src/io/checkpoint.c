@@ -726,6 +726,24 @@ static int agent_indices_fit(const thr_checkpoint *c, const thr_agents *a, size_
         return -1;
       }
   }
+  /* 004's reaction per agent (-1: the formations' setting): the ghost layer
+   * is as wide as the largest look-ahead a block gives (thr_world_init), so
+   * an agent may look no further */
+  int rings = -1;
+  for (int b = 0; b < sc->n_blocks; ++b)
+    if (sc->blocks[b].fm_rings > rings) rings = sc->blocks[b].fm_rings;
+  for (size_t i = 0; !(c->absent & ((thr_field_mask)1 << THR_F_FRINGS)) && i < n; ++i) {
+    if (a->frings[i] < -1 || a->frings[i] > rings) {
+      snprintf(why, len, "agents/frings: agent %u has %d; the scenario's agents[].lookahead_rings reach %d "
+               "(-1: the formations' setting)", a->id[i], (int)a->frings[i], rings);
+      return -1;
+    }
+    if (a->fdelay[i] < -1) {
+      snprintf(why, len, "agents/fdelay: agent %u has %d; a restore delay is -1 (the formations' setting) or "
+               "0 and more steps", a->id[i], (int)a->fdelay[i]);
+      return -1;
+    }
+  }
   return 0;
 }
 
