@@ -4,7 +4,10 @@
  * in the schema's order:
  *   KIND      THR_MODEL_<KIND>
  *   name      its model.kind value; its host row is thr_model_<name> (io/model_<name>.c)
- *   own_plan  1: a PLAN pass of its own gives x* (PBD's plan and prediction do not run)
+ *   own_plan  1: a PLAN pass of its own gives x* (PBD's plan and prediction do not run), and
+ *             the final pass clamps the velocity to model.max_speed; 2: the same, but the
+ *             velocity it plans already lies within model.max_speed and is the one it keeps
+ *             (the final pass leaves it: the agent moved with it, decision 0021)
  *   groups    the field groups it needs beyond CORE (THR_GROUP_BIT, agent_fields.h)
  *   reach0/1  the radii of its own neighbour queries [m] (0: none): the world's rings
  *             k_model[0], k_model[1], which the ghost layer also covers
@@ -23,10 +26,10 @@
 
 #define THR_MODELS(MODEL)                                                                                        \
   MODEL(PBD, pbd, 0, 0u, 0.0f, 0.0f, 0.0f, (void)0)                                                              \
-  MODEL(ORCA, orca, 1, THR_GROUP_BIT(ORCA), prm->orca.range_max, prm->orca.reach,                                \
+  MODEL(ORCA, orca, 2, THR_GROUP_BIT(ORCA), prm->orca.range_max, prm->orca.reach,                                \
         prm->orca.horizon_obst * prm->max_speed + rmax, THR_ORCA_DERIVE(prm, rmax))                              \
   MODEL(POWERLAW, powerlaw, 1, 0u, prm->powerlaw.range, 0.0f, prm->powerlaw.range, (void)0)                      \
-  MODEL(RVO3D, rvo3d, 1, 0u, prm->rvo3d.range, 0.0f, 0.0f, (void)0)
+  MODEL(RVO3D, rvo3d, 2, 0u, prm->rvo3d.range, 0.0f, 0.0f, (void)0)
 
 /* ORCA's forces act between agents in (or near) contact: their reach, a
  * much smaller one than its neighbours', needs the largest agent radius. */

@@ -8,7 +8,7 @@
 #include "params.h"
 
 typedef struct thr_model_needs {
-  int own_plan;    /* a PLAN pass of its own gives x* (PBD's plan and prediction do not run) */
+  int own_plan;    /* a PLAN pass of its own gives x* (PBD's plan and prediction do not run); 2: and keeps its velocity */
   unsigned groups; /* the field groups it needs beyond CORE (THR_GROUP_BIT) */
   float reach[2];  /* the radii of its own neighbour queries [m], 0: none */
   float walls;     /* how far from an agent's centre it reads walls [m], 0: only PBD's contact */
@@ -49,6 +49,8 @@ static inline void thr_model_derive(thr_params *prm, float rmax) {
 }
 
 THR_HD int thr_model_plans_itself(const thr_params *prm) { return thr_model_needs_of(prm, 0.0f).own_plan; }
+/* Does the final pass leave the planned velocity as it is (own_plan 2)? */
+THR_HD int thr_model_keeps_velocity(const thr_params *prm) { return thr_model_needs_of(prm, 0.0f).own_plan == 2; }
 
 /* The field groups of every model's line. */
 static inline unsigned thr_model_groups_of_any(void) {

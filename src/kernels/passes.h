@@ -657,10 +657,10 @@ THR_HD thr_vec2 thr_agent_velocity(const thr_ctx *c, int i) {
 THR_HD thr_vec2 thr_agent_xsph_clamp(const thr_ctx *c, int i, thr_vec2 v_old) {
   const thr_params *prm = &c->prm;
   thr_vec2 vi = c->v[i];
-  /* ORCA: the agent moves with its linear program's velocity (x* = x + dt
-   * v), whose disc bounds its speed; a clamp here would store a velocity it
-   * did not move with, which the next step's ORCA lines and forces read */
-  if (prm->model_kind == THR_MODEL_ORCA) return vi;
+  /* ORCA: the agent moved with its plan's velocity (x* = x + dt v), which
+   * the LP's disc bounds; a clamp here would store a velocity it did not
+   * move with, which the next step's half-planes and forces read */
+  if (thr_model_keeps_velocity(prm)) return vi;
   int fi = thr_agent_formation_of(c, i);
   if (prm->xsph_on) {
     thr_vec2 pi = c->p[i];

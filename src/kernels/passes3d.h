@@ -240,10 +240,8 @@ THR_HD thr_vec3 thr_agent_velocity3(const thr_ctx *c, int i) {
 THR_HD thr_vec3 thr_agent_xsph_clamp3(const thr_ctx *c, int i, thr_vec3 v_old) {
   const thr_params *prm = &c->prm;
   thr_vec3 vi = thr_agent_v3(c, i);
-  /* 3D ORCA: the agent moves with its linear program's velocity (x* = x +
-   * dt v), whose sphere bounds its speed; a clamp here would store a
-   * velocity it did not move with, which the next step's half-spaces read */
-  if (prm->model_kind == THR_MODEL_RVO3D) return vi;
+  /* 3D ORCA: as the 2D final pass (thr_agent_xsph_clamp) */
+  if (thr_model_keeps_velocity(prm)) return vi;
   if (prm->xsph_on) {
     thr_vec3 pi = thr_agent_p3(c, i), sum = v3_zero();
     float h2 = prm->xsph_h * prm->xsph_h;
